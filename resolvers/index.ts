@@ -1,0 +1,24 @@
+import type { Resolvers } from '../src/generated/graphql';
+import { DateTime } from './scalars';
+import { appResolvers } from './apps';
+import { keyResolvers } from './keys';
+import { whoamiResolvers } from './whoami';
+import { auditResolvers } from './audit';
+
+/** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers];
+
+function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
+  const merged: Record<string, Record<string, unknown>> = {
+    Query: { ping: () => true },
+    Mutation: {},
+  };
+  for (const part of parts) {
+    for (const [type, fields] of Object.entries(part)) {
+      merged[type] = { ...(merged[type] ?? {}), ...(fields as Record<string, unknown>) };
+    }
+  }
+  return merged;
+}
+
+export const resolvers = { DateTime, ...merge(domains) };

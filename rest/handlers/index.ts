@@ -1,0 +1,25 @@
+import type { HandlerMap } from '../handler';
+import { getOpenApi, whoami } from './meta';
+import * as builds from './builds';
+import * as scans from './scans';
+import * as threats from './threats';
+import * as oidc from './oidc';
+
+/** Every operation of the contract has its handler: `satisfies` makes a missing one a compile error. */
+export const handlers = {
+  whoami,
+  getOpenApi,
+  createBuild: builds.createBuild,
+  getBuild: builds.getBuild,
+  createUploadUrl: builds.createUploadUrl,
+  uploadBuildArtifact: builds.uploadBuildArtifact,
+  getScan: scans.getScan,
+  listThreats: threats.listThreats,
+  ingestEvents: threats.ingestEvents,
+  verifyAttest: threats.verifyAttest,
+  exchangeOidcToken: oidc.exchangeOidcToken,
+  createOidcRule: oidc.createOidcRule,
+  listOidcRules: oidc.listOidcRules,
+  deleteOidcRule: oidc.deleteOidcRule,
+  listAuditEvents: oidc.listAuditEvents,
+} satisfies HandlerMap;

@@ -1,0 +1,73 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import { isDomainError, type FieldError } from '../../src/errors';
+import { buildProblem, sendProblem, type Problem } from '../problem';
+import type { OperationInfo } from '../spec';
+import { requestState } from '../state';
+
+interface ValidatorError {
+  status: number;
+  message?: string;
+  errors?: Array<{ path?: string; message?: string; errorCode?: string }>;
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  return typeof error === 'object' && error !== null && typeof (error as ValidatorError).status === 'number' && Array.isArray((error as ValidatorError).errors);
+}
+
+/** "/body/artifact/sha256" -> "/artifact/sha256"; query, path and header fields keep their location. */
+function toPointer(path: string | undefined): string {
+  if (!path) return '';
+  if (path.startsWith('/body')) return path.slice('/body'.length) || '/';
+  return path.replace(/^\/params\//, '/path/');
+}
+
+function fromValidator(error: ValidatorError, op: OperationInfo | undefined, requestId: string): Problem {
+  const items = error.errors ?? [];
+  const fieldErrors: FieldError[] = items.map((e) => ({ pointer: toPointer(e.path), message: e.message ?? 'is invalid' }));
+  if (error.status === 415) return buildProblem('unsupported_media_type', requestId, { detail: 'Send this operation the media type the contract names.' });
+  if (error.status === 405) return buildProblem('method_not_allowed', requestId);
+  if (error.status === 404) return buildProblem('not_found', requestId);
+  if (error.status === 413) return buildProblem('payload_too_large', requestId);
+  // A path id that breaks its pattern names no resource: 404 where the operation lists no 400 (getBuild, getScan).
+  if (items.length > 0 && items.every((e) => e.path?.startsWith('/params/')) && op && !op.statuses.has(400)) {
+    return buildProblem('not_found', requestId, { detail: 'No resource has this id.' });
+  }
+  // A malformed header is a malformed request, whatever the operation lists.
+  if (items.length > 0 && items.every((e) => e.path?.startsWith('/headers/'))) {
+    return buildProblem('malformed_request', requestId, { status: 400, detail: 'A request header is malformed.', errors: fieldErrors });
+  }
+  // Well-formed but breaking the schema: 422 where the operation lists it, 400 otherwise.
+  const status = op?.statuses.has(422) ? 422 : 400;
+  return buildProblem('validation_failed', requestId, { status, detail: 'The request does not match the contract.', errors: fieldErrors });
+}
+
+function bodyParserProblem(error: any, requestId: string): Problem | null {
+  if (error?.type === 'entity.parse.failed') return buildProblem('malformed_request', requestId, { status: 400, detail: 'The body is not valid JSON.' });
+  if (error?.type === 'entity.too.large') return buildProblem('payload_too_large', requestId, { status: 413, detail: 'The body is larger than allowed.' });
+  if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported') {
+    return buildProblem('unsupported_media_type', requestId, { detail: 'Unsupported body encoding or charset.' });
+  }
+  if (error?.type === 'request.aborted') return buildProblem('malformed_request', requestId, { status: 400, detail: 'The request was aborted.' });
+  return null;
+}
+
+/** Turns every error into an RFC 9457 problem. Unknown errors are masked and logged with the request id. */
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  const state = requestState(res);
+  const requestId = state.requestId;
+  let problem: Problem | null = null;
+  if (isDomainError(error)) {
+    let status = error.status;
+    if (error.code === 'validation_failed' && state.op && !state.op.statuses.has(422)) status = 400;
+    problem = buildProblem(error.code, requestId, { status, detail: error.message, errors: error.errors, retryAfter: error.retryAfter });
+  } else if (isValidatorError(error)) {
+    problem = fromValidator(error, state.op, requestId);
+  } else {
+    problem = bodyParserProblem(error, requestId);
+  }
+  if (!problem) {
+    state.logger.error({ err: error, operationId: state.op?.operationId }, 'unexpected error');
+    problem = buildProblem('internal_error', requestId, { detail: 'An unexpected error occurred. Quote the instance when you contact support.' });
+  }
+  sendProblem(req as Request, res, problem);
+};

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Deps } from '../../src/deps';
+import { isAppPrincipal } from '../../src/auth/principal';
+import type { StoredResponse } from '../../src/data/idempotency-repo';
+import { buildProblem, sendProblem } from '../problem';
+import { requestState } from '../state';
+
+const LEASE_MS = 60_000;
+const WINDOW_MS = 24 * 60 * 60 * 1000;
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+/** Canonical JSON (sorted keys): the same body in another key order is the same body. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Outcomes worth replaying: not 5xx (the retry runs again), nor answers that depend on a passing state. */
+function worthStoring(status: number): boolean {
+  return status < 500 && status !== 409 && status !== 422 && status !== 429;
+}
+
+/**
+ * Idempotency-Key (CONTRACT.md): scope (app, operation, key), 24 h. The request holds the key while it runs; a
+ * concurrent one gets 409, the same key and body later gets the stored answer with `Idempotent-Replayed: true`,
+ * another body 422. Runs after validation, so a request that failed validation never touches a key.
+ */
+export function idempotency(deps: Deps): RequestHandler {
+  return async (req, res, next) => {
+    const state = requestState(res);
+    const key = req.get('idempotency-key');
+    const principal = state.principal;
+    if (!key || !state.op?.acceptsIdempotencyKey || !principal || !isAppPrincipal(principal)) return next();
+
+    const now = deps.clock.now();
+    const id = sha256(`${principal.appId}\n${state.op.operationId}\n${key}`);
+    const outcome = await deps.repos.idempotency.claim(
+      {
+        _id: id,
+        appId: principal.appId,
+        operation: state.op.operationId,
+        bodyHash: sha256(canonical(req.body)),
+        state: 'in_progress',
+        leaseUntil: new Date(now.getTime() + LEASE_MS),
+        response: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + WINDOW_MS),
+      },
+      now,
+    );
+    switch (outcome.kind) {
+      case 'body_mismatch':
+        return sendProblem(req, res, buildProblem('idempotency_key_reused', state.requestId, { detail: 'This Idempotency-Key was used with another body.' }));
+      case 'in_progress':
+        return sendProblem(req, res, buildProblem('idempotency_in_progress', state.requestId, { detail: 'A request with this Idempotency-Key is still in progress; retry shortly.' }));
+      case 'replay': {
+        for (const [name, value] of Object.entries(outcome.response.headers)) res.setHeader(name, value);
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(outcome.response.status).send(outcome.response.body);
+        return;
+      }
+      case 'claimed':
+        break;
+    }
+
+    // Store (or release) the key before the answer leaves: a client retrying the moment it reads the answer must
+    // already find the completed record, never a stale in-progress one.
+    let settled = false;
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => {
+      if (settled) return send(body as never);
+      settled = true;
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const stored: StoredResponse = { status: res.statusCode, headers, body: Buffer.isBuffer(body) ? body.toString('utf8') : body };
+      const update = worthStoring(stored.status) ? deps.repos.idempotency.complete(id, stored) : deps.repos.idempotency.release(id);
+      update
+        .catch((err) => state.logger.error({ err }, 'idempotency record update failed'))
+        .finally(() => send(body as never));
+      return res;
+    };
+    // A client that disconnects does not release the key: the request still runs to its end and stores its answer,
+    // which the retry then receives (a crashed holder blocks only until its lease ends).
+    next();
+  };
+}

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Deps } from '../../src/deps';
+import { redactPath } from '../../src/logger';
+import type { RequestState } from '../state';
+
+export const API_VERSION = '1.0.0';
+const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Gives every request an id, a child logger, the version header, and one access-log line when it ends. */
+export function requestContext(deps: Deps): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const state: RequestState = { requestId, logger: deps.logger.child({ requestId }) };
+    res.locals.shieldgate = state;
+    res.setHeader('Service-Api-Version', API_VERSION);
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Only the redacted path: the upload path carries its credential.
+      state.logger.info(
+        { method: req.method, path: redactPath(req.originalUrl), status: res.statusCode, ms: Math.round(ms * 10) / 10, operationId: state.op?.operationId },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,46 @@
+import express, { Router, type RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Deps } from '../src/deps';
+import { operationTable, specCopy } from './spec';
+import type { HandlerMap } from './handler';
+import { route } from './middleware/route';
+import { authenticate, rejectUnauthenticated } from './middleware/authenticate';
+import { rateLimit } from './middleware/rate-limit';
+import { idempotency } from './middleware/idempotency';
+import { requestState } from './state';
+import { handlers } from './handlers';
+
+function dispatch(map: HandlerMap): RequestHandler {
+  return async (req, res) => {
+    const state = requestState(res);
+    await map[state.op!.operationId](req, res, state.ctx!);
+  };
+}
+
+/**
+ * The /v1 facade, in the order a request meets it: find the operation (404/405), resolve the credential, count the
+ * request (headers, 429), refuse a bad credential (401), parse JSON (400), validate against the contract (400/415/422),
+ * hold the Idempotency-Key, run the handler.
+ */
+export function createRestRouter(deps: Deps): Router {
+  const router = Router();
+  router.use(route(operationTable()));
+  router.use(authenticate(deps));
+  router.use(rateLimit(deps));
+  router.use(rejectUnauthenticated);
+  router.use(express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: specCopy() as never,
+      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false },
+      validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false, // credentials and scopes are ours to check (auth middleware and services)
+      validateFormats: true,
+      ignoreUndocumented: true, // the route step already answered every path outside the contract
+      fileUploader: false,
+    }),
+  );
+  router.use(idempotency(deps));
+  router.use(dispatch(handlers));
+  return router;
+}

@@ -1,0 +1,70 @@
+import type { Deps } from '../deps';
+import { parseBearer } from '../crypto/credentials';
+import { secretMatches } from '../crypto/secrets';
+import type { AppDoc } from '../data/apps-repo';
+import { isScope } from './scopes';
+import type { Principal } from './principal';
+import { verifyAccessToken } from '../oidc/access-tokens';
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false };
+
+/** How long an app's plan may be served from memory. Plans change rarely and are not a security boundary. */
+const APP_CACHE_MS = 30_000;
+const appCache = new Map<string, { app: AppDoc; until: number }>();
+
+async function loadApp(deps: Deps, appId: string): Promise<AppDoc | null> {
+  const now = Date.now();
+  const cached = appCache.get(appId);
+  if (cached && cached.until > now) return cached.app;
+  const app = await deps.repos.apps.findById(appId);
+  if (app) appCache.set(appId, { app, until: now + APP_CACHE_MS });
+  return app;
+}
+
+/**
+ * Resolves the Authorization header of a /v1 request. Every failure (malformed, unknown, wrong secret, revoked,
+ * expired, wrong kind) is the same `{ ok: false }`, so a caller learns nothing about which check failed.
+ * Staff tokens are for /graphql only and fail here too.
+ */
+export async function authenticateApiRequest(deps: Deps, header: string | undefined): Promise<AuthResult> {
+  const credential = parseBearer(header);
+  if (!credential) return { ok: false };
+  if (credential.kind === 'jwt') {
+    const principal = await verifyAccessToken(deps, credential.token);
+    return principal ? { ok: true, principal } : { ok: false };
+  }
+  if (credential.kind !== 'api_key') return { ok: false };
+
+  const key = await deps.repos.apiKeys.findById(credential.id);
+  // The secret is compared even when the key is unusable, so every refusal costs the same.
+  const secretOk = secretMatches(credential.secret, key?.secretHash ?? '0'.repeat(64));
+  const now = deps.clock.now();
+  if (!key || !secretOk || key.mode !== credential.mode || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) {
+    return { ok: false };
+  }
+  const app = await loadApp(deps, key.appId);
+  if (!app) return { ok: false };
+  return {
+    ok: true,
+    principal: {
+      kind: 'api_key',
+      appId: app._id,
+      org: app.org,
+      plan: app.plan,
+      keyId: key._id,
+      mode: key.mode,
+      scopes: key.scopes.filter(isScope),
+      expiresAt: key.expiresAt,
+    },
+  };
+}
+
+/** Resolves the Authorization header of a /graphql request: staff tokens only. */
+export async function authenticateStaff(deps: Deps, header: string | undefined): Promise<Principal | null> {
+  const credential = parseBearer(header);
+  if (!credential || credential.kind !== 'staff') return null;
+  const staff = await deps.repos.staff.findById(credential.id);
+  const secretOk = secretMatches(credential.secret, staff?.secretHash ?? '0'.repeat(64));
+  if (!staff || !secretOk || staff.revokedAt) return null;
+  return { kind: 'staff', staffId: staff._id, role: staff.role };
+}

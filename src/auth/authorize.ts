@@ -1,0 +1,44 @@
+import { DomainError } from '../errors';
+import type { RequestContext } from '../context';
+import type { Scope } from './scopes';
+
+/**
+ * Whose data a caller may touch. An app credential sees its own app only; staff see every app
+ * (support reads, admin reads and writes). Services call this first, so REST and GraphQL get the same answer.
+ */
+export type Access = { kind: 'app'; appId: string } | { kind: 'staff' };
+
+export function authorize(ctx: RequestContext, scope: Scope, opts: { write: boolean }): Access {
+  const p = ctx.principal;
+  switch (p.kind) {
+    case 'anonymous':
+      throw new DomainError('unauthorized', 'A valid credential is required.');
+    case 'staff':
+      if (opts.write && p.role !== 'admin') throw new DomainError('insufficient_scope', 'This operation needs the admin role.');
+      return { kind: 'staff' };
+    case 'api_key':
+    case 'oidc':
+      if (!p.scopes.includes(scope)) throw new DomainError('insufficient_scope', `This operation needs the ${scope} scope.`);
+      return { kind: 'app', appId: p.appId };
+  }
+}
+
+/**
+ * For operations addressed to an app by id: the app of the credential, or (staff) any app.
+ * Another app's id is answered exactly like an unknown one (404), so ids of other tenants cannot be probed.
+ */
+export function authorizeForApp(ctx: RequestContext, scope: Scope, appId: string, opts: { write: boolean }): void {
+  const access = authorize(ctx, scope, opts);
+  if (access.kind === 'app' && access.appId !== appId) throw new DomainError('not_found', 'App not found.');
+}
+
+/** The app a resource lookup is restricted to: null means any app (staff only). */
+export function appFilter(access: Access): string | null {
+  return access.kind === 'app' ? access.appId : null;
+}
+
+export function requireStaff(ctx: RequestContext, opts: { write: boolean }): void {
+  const p = ctx.principal;
+  if (p.kind !== 'staff') throw new DomainError(p.kind === 'anonymous' ? 'unauthorized' : 'insufficient_scope', 'Staff only.');
+  if (opts.write && p.role !== 'admin') throw new DomainError('insufficient_scope', 'This operation needs the admin role.');
+}

@@ -1,0 +1,46 @@
+import type { Plan } from '../data/apps-repo';
+import type { StaffRole } from '../data/staff-repo';
+import type { Scope } from './scopes';
+
+/** Who is calling. Built once per request by the auth service, read by every service. */
+export type Principal = ApiKeyPrincipal | AccessTokenPrincipal | StaffPrincipal | AnonymousPrincipal;
+
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  appId: string;
+  org: string;
+  plan: Plan;
+  keyId: string;
+  mode: 'live' | 'test';
+  scopes: Scope[];
+  expiresAt: Date | null;
+}
+
+export interface AccessTokenPrincipal {
+  kind: 'oidc';
+  appId: string;
+  org: string;
+  plan: Plan;
+  ruleIds: string[]; // every rule that produced the token; all must still exist on each use
+  bucketRuleId: string; // the earliest-created matching rule: its rate-limit bucket is shared by all its jobs
+  scopes: Scope[];
+  expiresAt: Date;
+}
+
+export interface StaffPrincipal {
+  kind: 'staff';
+  staffId: string;
+  role: StaffRole;
+}
+
+export interface AnonymousPrincipal {
+  kind: 'anonymous';
+}
+
+export type AppPrincipal = ApiKeyPrincipal | AccessTokenPrincipal;
+
+export function isAppPrincipal(p: Principal): p is AppPrincipal {
+  return p.kind === 'api_key' || p.kind === 'oidc';
+}
+
+export const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };

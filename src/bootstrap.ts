@@ -1,0 +1,69 @@
+import Redis from 'ioredis';
+import type { MongoClient } from 'mongodb';
+import type { Config } from './config';
+import type { Deps } from './deps';
+import { systemClock, type Clock } from './clock';
+import { createLogger, type Logger } from './logger';
+import { connectMongo } from './data/db';
+import { createRepositories, ensureAllIndexes } from './data/repositories';
+import { SigningKeys } from './crypto/signing-keys';
+import { FlexibleRateLimiter } from './rate-limit/rate-limiter';
+import { loadServiceSecret } from './crypto/service-secrets';
+import { CursorCodec } from './crypto/cursors';
+import { buildSchema } from './graphql/schema';
+
+export interface DepsOptions {
+  clock?: Clock;
+  logger?: Logger;
+  mongo?: MongoClient; // tests share one client across many databases
+}
+
+function connectRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    // Fail fast while disconnected: the limiter then answers from memory instead of queueing requests.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000), // keep reconnecting, forever
+  });
+  let down = false;
+  redis.on('error', (err) => {
+    if (!down) logger.warn({ err: { message: err.message } }, 'redis unavailable; rate limits fall back to memory');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('redis back; rate limits shared again');
+    down = false;
+  });
+  return redis;
+}
+
+/** Builds the process-wide dependencies: database, repositories (indexes ensured), keys, limiter, schema. */
+export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  if (!config.mongodbUri && !options.mongo) throw new Error('createDeps needs a MongoDB URI (main.ts starts the embedded one)');
+  const mongo = options.mongo ?? (await connectMongo(config.mongodbUri!));
+  const db = mongo.db(config.mongodbDatabase);
+  const repos = createRepositories(db);
+  await ensureAllIndexes(repos);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  return {
+    config,
+    clock,
+    logger,
+    mongo,
+    db,
+    repos,
+    signingKeys: new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl),
+    limiter: new FlexibleRateLimiter(redis, logger),
+    redis,
+    cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac')),
+    schema: buildSchema(),
+  };
+}
+
+export async function closeDeps(deps: Deps, opts: { closeMongo: boolean } = { closeMongo: true }): Promise<void> {
+  deps.redis?.disconnect();
+  if (opts.closeMongo) await deps.mongo.close();
+}

@@ -1,0 +1,118 @@
+import path from 'node:path';
+
+/** Configuration is read here and only here, validated once and frozen (no other module reads process.env). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string;
+  readonly mongodbUri: string | null; // null: embedded database under dataDir
+  readonly mongodbDatabase: string;
+  readonly redisUrl: string | null; // null: in-process limiter, single instance only
+  readonly artifactStore: 'fs' | 's3';
+  readonly artifactDir: string;
+  readonly s3: {
+    readonly bucket: string;
+    readonly endpoint: string | null;
+    readonly region: string;
+    readonly forcePathStyle: boolean;
+  };
+  readonly oidcIssuer: string;
+  readonly oidcAllowInsecureIssuer: boolean;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly graphqlSandbox: boolean;
+  readonly dataDir: string;
+  /** Validate responses against the OpenAPI file (tests turn it on: a drifting response fails loudly). */
+  readonly validateResponses: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be on/off (true/false), got "${raw}"`);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(name: string, raw: string, protocols: string[]): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** Reads and validates the environment; throws ConfigError with one clear line on the first bad value. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicBaseUrl = url('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL || `http://127.0.0.1:${port}`, ['http:', 'https:']);
+  if (publicBaseUrl.endsWith('/')) throw new ConfigError('PUBLIC_BASE_URL must not end with a slash');
+
+  const mongodbUri = env.MONGODB_URI ? url('MONGODB_URI', env.MONGODB_URI, ['mongodb:', 'mongodb+srv:']) : null;
+  const redisUrl = env.REDIS_URL ? url('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']) : null;
+
+  const artifactStore = (env.ARTIFACT_STORE || 'fs') as Config['artifactStore'];
+  if (artifactStore !== 'fs' && artifactStore !== 's3') {
+    throw new ConfigError(`ARTIFACT_STORE must be fs or s3, got "${env.ARTIFACT_STORE}"`);
+  }
+  const dataDir = path.resolve(cwd, env.DATA_DIR || '.data');
+  const s3Bucket = env.S3_BUCKET || '';
+  if (artifactStore === 's3' && !s3Bucket) throw new ConfigError('S3_BUCKET is required when ARTIFACT_STORE=s3');
+
+  const oidcAllowInsecureIssuer = bool(env, 'OIDC_ALLOW_INSECURE_ISSUER', false);
+  const oidcIssuer = url('OIDC_ISSUER', env.OIDC_ISSUER || 'https://token.actions.githubusercontent.com', ['https:', 'http:']);
+  const issuerUrl = new URL(oidcIssuer);
+  if (issuerUrl.protocol === 'http:' && !(oidcAllowInsecureIssuer && isLoopback(issuerUrl.hostname))) {
+    throw new ConfigError('OIDC_ISSUER must be https (http is allowed only for a loopback issuer with OIDC_ALLOW_INSECURE_ISSUER=on)');
+  }
+
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return Object.freeze({
+    port,
+    host,
+    publicBaseUrl,
+    mongodbUri,
+    mongodbDatabase: env.MONGODB_DATABASE || 'shieldgate',
+    redisUrl,
+    artifactStore,
+    artifactDir: path.resolve(cwd, env.ARTIFACT_DIR || path.join(dataDir, 'artifacts')),
+    s3: Object.freeze({
+      bucket: s3Bucket,
+      endpoint: env.S3_ENDPOINT ? url('S3_ENDPOINT', env.S3_ENDPOINT, ['http:', 'https:']) : null,
+      region: env.S3_REGION || 'us-east-1',
+      forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', Boolean(env.S3_ENDPOINT)),
+    }),
+    oidcIssuer,
+    oidcAllowInsecureIssuer,
+    logLevel,
+    graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
+    dataDir,
+    validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
+  });
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { Deps } from './deps';
+import type { Principal } from './auth/principal';
+import type { Logger } from './logger';
+import type { Clock } from './clock';
+import type { Repositories } from './data/repositories';
+
+/** One context per request, built the same way by the REST facade and by /graphql. */
+export interface RequestContext {
+  requestId: string;
+  principal: Principal;
+  logger: Logger;
+  clock: Clock;
+  repos: Repositories;
+  deps: Deps;
+}
+
+export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID()): RequestContext {
+  return {
+    requestId,
+    principal,
+    logger: deps.logger.child({ requestId }),
+    clock: deps.clock,
+    repos: deps.repos,
+    deps,
+  };
+}

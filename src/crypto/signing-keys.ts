@@ -1,0 +1,96 @@
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWTPayload, type KeyLike } from 'jose';
+import type { SigningKeysRepo, SigningKeyDoc } from '../data/signing-keys-repo';
+import type { Clock } from '../clock';
+import { randomAlnum } from '../ids';
+
+export type TokenType = 'access' | 'upload';
+
+/** What a verified service token says. */
+export interface VerifiedServiceToken {
+  kid: string;
+  claims: JWTPayload & Record<string, unknown>;
+}
+
+/**
+ * The service's own signing keys (ES256), stored in MongoDB so every instance signs and verifies alike.
+ * Access tokens and upload tokens are signed here. Revoking a key is effective on the next verification: the key's
+ * status is read from the database on every verification, never cached.
+ */
+export class SigningKeys {
+  private readonly keyCache = new Map<string, KeyLike | Uint8Array>(); // imported key material only, never the status
+
+  constructor(
+    private readonly repo: SigningKeysRepo,
+    private readonly clock: Clock,
+    private readonly issuer: string,
+  ) {}
+
+  /** Creates a new active key; the previous ones keep verifying (retired) unless revoked. */
+  async rotate(opts: { revokePrevious: boolean }): Promise<{ kid: string; revoked: number }> {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const kid = `sk_${randomAlnum(16)}`;
+    const now = this.clock.now();
+    await this.repo.insert({
+      _id: kid,
+      alg: 'ES256',
+      privateJwk: await exportJWK(privateKey),
+      publicJwk: await exportJWK(publicKey),
+      status: 'active',
+      createdAt: now,
+      revokedAt: null,
+    });
+    await this.repo.retireAllExcept(kid);
+    const revoked = opts.revokePrevious ? await this.repo.revokeAllExcept(kid, now) : 0;
+    return { kid, revoked };
+  }
+
+  private async activeKey(): Promise<SigningKeyDoc> {
+    const active = await this.repo.findActive();
+    if (active) return active;
+    await this.rotate({ revokePrevious: false });
+    const created = await this.repo.findActive();
+    if (!created) throw new Error('no active signing key after rotation');
+    return created;
+  }
+
+  private async importKey(doc: SigningKeyDoc, which: 'private' | 'public'): Promise<KeyLike | Uint8Array> {
+    const cacheKey = `${doc._id}:${which}`;
+    let key = this.keyCache.get(cacheKey);
+    if (!key) {
+      key = await importJWK(which === 'private' ? doc.privateJwk : doc.publicJwk, 'ES256');
+      this.keyCache.set(cacheKey, key);
+    }
+    return key;
+  }
+
+  async sign(type: TokenType, claims: Record<string, unknown>, expiresAt: Date): Promise<string> {
+    const key = await this.activeKey();
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: key._id, typ: type })
+      .setIssuer(this.issuer)
+      .setIssuedAt(Math.floor(this.clock.now().getTime() / 1000))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .sign(await this.importKey(key, 'private'));
+  }
+
+  /** Verifies a token this service signed. Returns null on any failure: callers answer with one generic refusal. */
+  async verify(type: TokenType, unverifiedToken: string): Promise<VerifiedServiceToken | null> {
+    try {
+      const header = decodeProtectedHeader(unverifiedToken);
+      if (header.alg !== 'ES256' || typeof header.kid !== 'string' || header.typ !== type) return null;
+      const doc = await this.repo.findById(header.kid);
+      if (!doc || doc.status === 'revoked') return null;
+      const { payload } = await jwtVerify(unverifiedToken, await this.importKey(doc, 'public'), {
+        algorithms: ['ES256'], // never what the token's header asks for
+        issuer: this.issuer,
+        typ: type, // an upload token can never pass as an access token, nor the reverse
+        currentDate: this.clock.now(),
+        clockTolerance: 0, // our own tokens: both clocks are ours
+        requiredClaims: ['exp', 'iat'],
+      });
+      return { kid: doc._id, claims: payload as VerifiedServiceToken['claims'] };
+    } catch {
+      return null;
+    }
+  }
+}

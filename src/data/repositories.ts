@@ -1,0 +1,32 @@
+import type { Db } from 'mongodb';
+import { AppsRepo } from './apps-repo';
+import { ApiKeysRepo } from './api-keys-repo';
+import { StaffRepo } from './staff-repo';
+import { SigningKeysRepo } from './signing-keys-repo';
+import { IdempotencyRepo } from './idempotency-repo';
+import { AuditRepo } from './audit-repo';
+
+/** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
+export interface Repositories {
+  apps: AppsRepo;
+  apiKeys: ApiKeysRepo;
+  staff: StaffRepo;
+  signingKeys: SigningKeysRepo;
+  idempotency: IdempotencyRepo;
+  audit: AuditRepo;
+}
+
+export function createRepositories(db: Db): Repositories {
+  return {
+    apps: new AppsRepo(db),
+    apiKeys: new ApiKeysRepo(db),
+    staff: new StaffRepo(db),
+    signingKeys: new SigningKeysRepo(db),
+    idempotency: new IdempotencyRepo(db),
+    audit: new AuditRepo(db),
+  };
+}
+
+export async function ensureAllIndexes(repos: Repositories): Promise<void> {
+  for (const repo of Object.values(repos)) await repo.ensureIndexes();
+}

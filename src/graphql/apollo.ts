@@ -1,0 +1,85 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type RequestHandler } from 'express';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { Deps } from '../deps';
+import { createContext, type RequestContext } from '../context';
+import { authenticateStaff } from '../auth/authenticate';
+import { isDomainError } from '../errors';
+import { queryLimits } from './limits';
+
+/** Support staff read; only admins run mutations. Services check roles too: this refuses early and plainly. */
+const roleGate: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation, contextValue }) {
+        const p = contextValue.principal;
+        if (operation?.operation === 'mutation' && p.kind === 'staff' && p.role !== 'admin') {
+          throw new GraphQLError('Mutations need the admin role.', { extensions: { code: 'insufficient_scope', http: { status: 403 } } });
+        }
+      },
+    };
+  },
+};
+
+/** Unexpected errors are logged here, with the request id, and masked by formatError. */
+const errorLog: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) {
+          const original = error.originalError;
+          if (original && !isDomainError(original) && !(original instanceof GraphQLError)) {
+            contextValue.logger.error({ err: original, path: error.path }, 'unexpected GraphQL error');
+          }
+        }
+      },
+    };
+  },
+};
+
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = (error as GraphQLError)?.originalError;
+  if (isDomainError(original)) {
+    return {
+      message: original.message,
+      path: formatted.path,
+      locations: formatted.locations,
+      extensions: { code: original.code, status: original.status, ...(original.errors ? { errors: original.errors } : {}) },
+    };
+  }
+  if (original && !(original instanceof GraphQLError)) {
+    return { message: 'Internal server error', path: formatted.path, extensions: { code: 'internal_error' } };
+  }
+  return formatted;
+}
+
+/** /graphql: Apollo Server for staff tokens only, with Sandbox (switchable), CSRF prevention and query limits. */
+export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: RequestHandler[]; stop: () => Promise<void> }> {
+  const server = new ApolloServer<RequestContext>({
+    schema: deps.schema,
+    csrfPrevention: true,
+    introspection: deps.config.graphqlSandbox,
+    includeStacktraceInErrorResponses: false,
+    validationRules: [queryLimits],
+    formatError,
+    plugins: [
+      deps.config.graphqlSandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
+      roleGate,
+      errorLog,
+    ],
+  });
+  await server.start();
+  const middleware = expressMiddleware(server, {
+    context: async ({ req }) => {
+      const principal = await authenticateStaff(deps, req.get('authorization'));
+      if (!principal) {
+        throw new GraphQLError('A staff token is required.', { extensions: { code: 'unauthorized', http: { status: 401 } } });
+      }
+      return createContext(deps, principal, String(req.res?.getHeader('x-request-id') ?? '') || undefined);
+    },
+  });
+  return { handler: [express.json({ limit: '100kb' }), middleware], stop: () => server.stop() };
+}

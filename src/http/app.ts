@@ -1,0 +1,28 @@
+import express, { type Express } from 'express';
+import type { Deps } from '../deps';
+import { createGraphqlMiddleware } from '../graphql/apollo';
+import { createRestRouter } from '../../rest/router';
+import { requestContext } from '../../rest/middleware/request-context';
+import { errorHandler } from '../../rest/middleware/errors';
+import { healthz, readyz } from './health';
+
+export interface HttpApp {
+  app: Express;
+  stop(): Promise<void>;
+}
+
+/** The whole HTTP surface: health, /graphql (staff), and the /v1 REST facade with its problem errors. */
+export async function createHttpApp(deps: Deps): Promise<HttpApp> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback'); // client addresses (rate-limit buckets) from a local proxy only
+  app.set('etag', false);
+  app.use(requestContext(deps));
+  app.get('/healthz', healthz);
+  app.get('/readyz', readyz(deps));
+  const graphql = await createGraphqlMiddleware(deps);
+  app.use('/graphql', ...graphql.handler);
+  app.use(createRestRouter(deps));
+  app.use(errorHandler);
+  return { app, stop: graphql.stop };
+}

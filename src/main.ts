@@ -1,0 +1,62 @@
+import http from 'node:http';
+import { ConfigError, loadConfig, type Config } from './config';
+import { createLogger } from './logger';
+import { createDeps, closeDeps } from './bootstrap';
+import { createHttpApp } from './http/app';
+import { resolveDatabase } from './embedded/database';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`shieldgate: configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const base = readConfig();
+  const logger = createLogger(base.logLevel);
+  const database = await resolveDatabase(base, { reuseRunning: false, record: true });
+  const config = Object.freeze({ ...base, mongodbUri: database.uri });
+  const deps = await createDeps(config, { logger });
+  const { app, stop: stopGraphql } = await createHttpApp(deps);
+  const server = http.createServer(app);
+  // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed.
+  server.requestTimeout = 0;
+  server.headersTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  logger.info(
+    { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },
+    'shieldgate listening',
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), 25_000);
+    await closed;
+    clearTimeout(force);
+    await stopGraphql();
+    await closeDeps(deps);
+    await database.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`shieldgate: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

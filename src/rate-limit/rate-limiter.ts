@@ -1,0 +1,68 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type Redis from 'ioredis';
+import type { Logger } from '../logger';
+import { WINDOW_SECONDS } from './plans';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number; // until the window resets
+}
+
+export interface RateLimiter {
+  consume(bucket: string, limit: number): Promise<RateDecision>;
+}
+
+/**
+ * Fixed 60 s windows per bucket, via rate-limiter-flexible. With Redis the counters are shared by every instance;
+ * when Redis fails, the in-process insurance limiter answers until Redis is back, so the service keeps serving.
+ */
+export class FlexibleRateLimiter implements RateLimiter {
+  private readonly byLimit = new Map<number, RateLimiterAbstract>();
+
+  constructor(
+    private readonly redis: Redis | null,
+    private readonly logger: Logger,
+  ) {}
+
+  private limiterFor(limit: number): RateLimiterAbstract {
+    let limiter = this.byLimit.get(limit);
+    if (limiter) return limiter;
+    const memory = new RateLimiterMemory({ points: limit, duration: WINDOW_SECONDS, keyPrefix: `rl${limit}` });
+    limiter = this.redis
+      ? new RateLimiterRedis({
+          storeClient: this.redis,
+          points: limit,
+          duration: WINDOW_SECONDS,
+          keyPrefix: `rl${limit}`,
+          // A Redis that is down or reconnecting must not stall requests: fail over to memory at once.
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: memory,
+        })
+      : memory;
+    this.byLimit.set(limit, limiter);
+    return limiter;
+  }
+
+  async consume(bucket: string, limit: number): Promise<RateDecision> {
+    try {
+      const res = await this.limiterFor(limit).consume(bucket, 1);
+      return decision(true, limit, res);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return decision(false, limit, rejection);
+      // Both stores failed: letting the request through beats refusing every caller.
+      this.logger.error({ err: rejection }, 'rate limiter failed; request allowed');
+      return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW_SECONDS };
+    }
+  }
+}
+
+function decision(allowed: boolean, limit: number, res: RateLimiterRes): RateDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - res.consumedPoints),
+    resetSeconds: Math.max(allowed ? 0 : 1, Math.ceil(res.msBeforeNext / 1000)),
+  };
+}

@@ -1,0 +1,130 @@
+import path from 'node:path';
+import type { Finding } from '../../types';
+import { UnreadablePackageError } from '../errors';
+import { LIMITS } from '../limits';
+import { certificateFindings, type SignerCertificate } from '../signing/certificate-rules';
+import { DerError } from '../signing/der';
+import { pkcs7Certificates } from '../signing/pkcs7';
+import { SCHEME_V2, SCHEME_V3, SCHEME_V31, readSigningBlock, schemeCertificates } from '../signing/signing-block';
+import type { PackageZip } from '../zip-reader';
+import { androidAttr, asBool, type XmlElement } from '../xml-node';
+import { applicationFindings } from './app-rules';
+import { isBinaryXml, parseBinaryXml } from './binary-xml';
+import { componentFindings } from './component-rules';
+import { buildManifestModel, type ManifestModel } from './manifest-model';
+import { networkConfigFindings } from './network-config-rules';
+import { parseProtoXml } from './proto-xml';
+import { resolveFileReference } from './resource-table';
+import { schemeFindings, unsignedFinding } from './signature-rules';
+
+export const APK_MANIFEST = 'AndroidManifest.xml';
+export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
+const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
+const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
+
+/** Entries the Android analysis may read; everything else in the package is never touched. */
+export function isAndroidEntry(name: string): boolean {
+  return name === APK_MANIFEST || name === AAB_MANIFEST || name === 'resources.arsc' ||
+    (/^(base\/)?res\/.+\.xml$/.test(name)) || SIGNATURE_FILE.test(name);
+}
+
+export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null } };
+
+/** Analyses an opened APK or AAB; throws UnreadablePackageError when its manifest cannot be read. */
+export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date): Promise<AndroidResult> {
+  const bundle = !zip.has(APK_MANIFEST) && zip.has(AAB_MANIFEST);
+  if (!bundle && !zip.has(APK_MANIFEST)) {
+    throw new UnreadablePackageError('missing-manifest', `neither ${APK_MANIFEST} (APK) nor ${AAB_MANIFEST} (App Bundle) is in the archive`);
+  }
+  const manifest = await readManifest(zip, bundle);
+  const model = buildManifestModel(manifest);
+  const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
+  const nsc = await readNetworkConfig(zip, model, bundle);
+  const findings: Finding[] = [
+    ...applicationFindings(model, nsc !== null || hasNscAttribute(model)),
+    ...componentFindings(model),
+    ...(nsc ? networkConfigFindings(nsc.root, nsc.source, debuggable) : []),
+    ...(await signingFindings(zip, filePath, model, bundle, now)),
+  ];
+  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName } };
+}
+
+async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {
+  const name = bundle ? AAB_MANIFEST : APK_MANIFEST;
+  const bytes = await zip.read(name, LIMITS.manifest);
+  if (!bundle && !isBinaryXml(bytes)) {
+    throw new UnreadablePackageError('corrupt-manifest', `${name} is not compiled binary XML${bytes.subarray(0, 5).toString('latin1') === '<?xml' ? ' (it is source XML: the archive was not built by aapt/aapt2)' : ''}`);
+  }
+  return bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes);
+}
+
+function hasNscAttribute(m: ManifestModel): boolean {
+  return !!m.application && androidAttr(m.application, 'networkSecurityConfig') !== undefined;
+}
+
+/**
+ * Finds the network security config file. APKs: the reference is resolved through resources.arsc
+ * (so shrunk/renamed resources are found); bundles carry resources.pb, which is not parsed, so the
+ * reference name or the conventional res/xml/network_security_config.xml is used instead.
+ */
+async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: boolean): Promise<{ root: XmlElement; source: string } | null> {
+  const ref = m.application ? androidAttr(m.application, 'networkSecurityConfig') : undefined;
+  if (!ref) return null;
+  const prefix = bundle ? 'base/' : '';
+  const candidates: string[] = [];
+  if (ref.type === 'reference' && ref.name) candidates.push(`${prefix}res/${ref.name.replace(/^@/, '')}.xml`);
+  if (ref.type === 'reference' && !bundle && zip.has('resources.arsc')) {
+    const resolved = await resolveThroughTable(zip, ref.id);
+    if (resolved) candidates.push(resolved);
+  }
+  candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
+  const source = candidates.find((c) => zip.has(c));
+  if (!source) return null;
+  const bytes = await zip.read(source, LIMITS.resourceXml);
+  return { root: bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes), source };
+}
+
+async function resolveThroughTable(zip: PackageZip, id: number): Promise<string | null> {
+  try {
+    return resolveFileReference(await zip.read('resources.arsc', LIMITS.resourceTable), id);
+  } catch (err) {
+    // An oversized or odd resource table only costs the precise lookup; the conventional path remains.
+    if (err instanceof UnreadablePackageError) return null;
+    throw err;
+  }
+}
+
+async function signingFindings(zip: PackageZip, filePath: string, m: ManifestModel, bundle: boolean, now: Date): Promise<Finding[]> {
+  const certs: SignerCertificate[] = [];
+  const out: Finding[] = [];
+  const v1Files = zip.names().filter((n) => SIGNATURE_FILE.test(n));
+  for (const name of v1Files) {
+    try {
+      for (const der of pkcs7Certificates(await zip.read(name, LIMITS.signatureFile))) certs.push({ scheme: bundle ? 'jar' : 'v1', der });
+    } catch (err) {
+      if (!(err instanceof DerError) && !(err instanceof UnreadablePackageError)) throw err;
+      out.push(corruptSignatureFinding(name, err.message));
+    }
+  }
+  if (bundle) {
+    if (v1Files.length === 0) return [unsignedFinding('App Bundle')];
+    return [...out, ...certificateFindings(certs, now)];
+  }
+  const block = await readSigningBlock(filePath);
+  const v2 = block?.get(SCHEME_V2);
+  const v3 = block?.get(SCHEME_V3) ?? block?.get(SCHEME_V31);
+  if (v2) for (const der of schemeCertificates(v2)) certs.push({ scheme: 'v2', der });
+  if (v3) for (const der of schemeCertificates(v3)) certs.push({ scheme: 'v3', der });
+  out.push(...schemeFindings({ v1: v1Files.length > 0, v2: !!v2, v3: !!v3 }, m.minSdk, m.targetSdk));
+  return [...out, ...certificateFindings(certs, now)];
+}
+
+function corruptSignatureFinding(name: string, why: string): Finding {
+  return {
+    id: 'android.signature-corrupt',
+    severity: 'high',
+    title: 'Signature file is malformed',
+    detail: `${name} is not a readable PKCS#7 SignedData structure (${why}); Android will reject the v1 signature.`,
+    fix: 'Re-sign the package from the unsigned build with apksigner (`apksigner sign --ks release.jks app.apk`) instead of editing META-INF by hand.',
+  };
+}

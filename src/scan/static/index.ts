@@ -1,0 +1,1 @@
+export { analyzePackage, type AnalyzeOptions, type StaticAnalysis } from './analyze-package';

@@ -1,0 +1,103 @@
+/** A decoded attribute value of compiled Android XML (binary AXML or aapt2 protobuf XML). */
+export type XmlValue =
+  | { type: 'string'; value: string }
+  | { type: 'bool'; value: boolean }
+  | { type: 'int'; value: number }
+  | { type: 'reference'; id: number; name: string | null }
+  | { type: 'other'; raw: string | null; data: number };
+
+export type XmlAttribute = {
+  namespace: string;
+  /** Attribute name; for framework attributes it is taken from the resource id, which obfuscators cannot rename. */
+  name: string;
+  resourceId: number | null;
+  value: XmlValue;
+};
+
+export type XmlElement = {
+  name: string;
+  attributes: XmlAttribute[];
+  children: XmlElement[];
+  /** Concatenated text content (e.g. a <domain> name in a network security config). */
+  text: string;
+};
+
+export const ANDROID_NS = 'http://schemas.android.com/apk/res/android';
+
+/**
+ * Framework attribute ids (android.R.attr) the rules use. Android matches manifest attributes by id,
+ * so an attribute whose name string was stripped or renamed is still recognised.
+ */
+export const ANDROID_ATTR_IDS: ReadonlyMap<number, string> = new Map([
+  [0x01010003, 'name'],
+  [0x01010006, 'permission'],
+  [0x01010007, 'readPermission'],
+  [0x01010008, 'writePermission'],
+  [0x01010009, 'protectionLevel'],
+  [0x0101000f, 'debuggable'],
+  [0x01010010, 'exported'],
+  [0x01010012, 'taskAffinity'],
+  [0x0101001b, 'grantUriPermissions'],
+  [0x0101001d, 'launchMode'],
+  [0x01010018, 'authorities'],
+  [0x01010027, 'scheme'],
+  [0x01010028, 'host'],
+  [0x0101020c, 'minSdkVersion'],
+  [0x0101021b, 'versionCode'],
+  [0x0101021c, 'versionName'],
+  [0x01010270, 'targetSdkVersion'],
+  [0x01010272, 'testOnly'],
+  [0x01010280, 'allowBackup'],
+  [0x010104ec, 'usesCleartextTraffic'],
+  [0x01010527, 'networkSecurityConfig'],
+  [0x010103ca, 'fullBackupContent'],
+  [0x0101063c, 'dataExtractionRules'],
+]);
+
+/** The `android:` attribute of an element, matched by framework resource id first, then by namespace and name. */
+export function androidAttr(el: XmlElement, name: string): XmlValue | undefined {
+  return el.attributes.find((a) => (a.resourceId !== null && ANDROID_ATTR_IDS.get(a.resourceId) === name) || (a.namespace === ANDROID_NS && a.name === name))?.value;
+}
+
+/** An attribute without namespace (as used by network security config files). */
+export function plainAttr(el: XmlElement, name: string): XmlValue | undefined {
+  return el.attributes.find((a) => a.namespace === '' && a.name === name)?.value;
+}
+
+/** Reads a value as a boolean, accepting compiled booleans and the literal strings "true"/"false". */
+export function asBool(v: XmlValue | undefined): boolean | undefined {
+  if (!v) return undefined;
+  if (v.type === 'bool') return v.value;
+  if (v.type === 'string') return v.value === 'true' ? true : v.value === 'false' ? false : undefined;
+  return undefined;
+}
+
+export function asInt(v: XmlValue | undefined): number | undefined {
+  if (!v) return undefined;
+  if (v.type === 'int') return v.value;
+  if (v.type === 'string' && /^-?\d+$/.test(v.value.trim())) return Number(v.value.trim());
+  return undefined;
+}
+
+export function asString(v: XmlValue | undefined): string | undefined {
+  if (!v) return undefined;
+  if (v.type === 'string') return v.value;
+  if (v.type === 'other' && v.raw !== null) return v.raw;
+  return undefined;
+}
+
+/** Renders a value as it would appear in the manifest source, for finding details. */
+export function showValue(v: XmlValue | undefined): string {
+  if (!v) return '(absent)';
+  switch (v.type) {
+    case 'string': return v.value;
+    case 'bool': return String(v.value);
+    case 'int': return String(v.value);
+    case 'reference': return v.name ? `@${v.name}` : `@0x${v.id.toString(16).padStart(8, '0')}`;
+    case 'other': return v.raw ?? `0x${v.data.toString(16)}`;
+  }
+}
+
+export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
+  return el.children.filter((c) => c.name === name);
+}

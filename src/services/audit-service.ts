@@ -1,0 +1,68 @@
+import type { RequestContext } from '../context';
+import type { Deps } from '../deps';
+import { authorizeForApp } from '../auth/authorize';
+import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
+import { DomainError } from '../errors';
+import { newId } from '../ids';
+
+export interface AuditEntryInput {
+  appId: string;
+  action: AuditAction;
+  subject?: string | null;
+  reason?: string | null;
+  ruleId?: string | null;
+  details?: AuditDoc['details'];
+}
+
+/** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
+export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<void> {
+  const app = await deps.repos.apps.findById(entry.appId);
+  if (!app) return; // no tenant to record for (an unknown app id in a refused exchange)
+  await deps.repos.audit.insert({
+    _id: newId('aud'),
+    appId: app._id,
+    org: app.org,
+    action: entry.action,
+    occurredAt: deps.clock.now(),
+    subject: entry.subject ?? null,
+    reason: entry.reason ?? null,
+    ruleId: entry.ruleId ?? null,
+    details: entry.details ?? {},
+  });
+}
+
+export interface AuditListInput {
+  appId: string;
+  limit: number;
+  action?: string | null;
+  cursor?: string | null;
+}
+
+type AuditPosition = [number, string];
+
+/** Audit entries of an app, newest first: app owners (rules:read) see why their exchanges were refused. */
+export async function listAudit(deps: Deps, input: AuditListInput) {
+  if (input.action && !(AUDIT_ACTIONS as readonly string[]).includes(input.action)) {
+    throw new DomainError('validation_failed', 'Unknown audit action.', { errors: [{ pointer: '/query/action', message: `must be one of ${AUDIT_ACTIONS.join(', ')}` }] });
+  }
+  const action = (input.action ?? undefined) as AuditAction | undefined;
+  const filter = { appId: input.appId, action: action ?? null };
+  const after = input.cursor ? deps.cursors.decode<AuditPosition>('audit', filter, input.cursor) : undefined;
+  const limit = Math.min(Math.max(input.limit, 1), 100);
+  const page = await deps.repos.audit.list(input.appId, {
+    limit,
+    action,
+    after: after ? { occurredAt: new Date(after[0]), id: after[1] } : undefined,
+  });
+  const last = page.data[page.data.length - 1];
+  return {
+    data: page.data,
+    hasMore: page.hasMore,
+    nextCursor: page.hasMore && last ? deps.cursors.encode('audit', filter, [last.occurredAt.getTime(), last._id]) : null,
+  };
+}
+
+export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput) {
+  authorizeForApp(ctx, 'rules:read', input.appId, { write: false });
+  return listAudit(ctx.deps, input);
+}

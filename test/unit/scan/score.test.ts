@@ -1,0 +1,73 @@
+// Protects: score = 100 minus documented penalties floored at 0; grades match ^[A-F][+-]?$;
+// adding a finding never raises the score (checked over many seeded random finding sets).
+import { GRADE_BANDS, SEVERITY_PENALTIES, gradeForScore, scoreAndGrade, scoreFindings } from '../../../src/scan/score';
+import { SEVERITIES, type Severity } from '../../../src/scan/types';
+
+// mulberry32: tiny deterministic PRNG so every run checks the same sets.
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const finding = (severity: Severity) => ({ severity });
+
+describe('scoreFindings', () => {
+  it('is 100 with no findings and subtracts the documented penalty per finding', () => {
+    expect(scoreFindings([])).toBe(100);
+    for (const s of SEVERITIES) expect(scoreFindings([finding(s)])).toBe(100 - SEVERITY_PENALTIES[s]);
+    expect(scoreFindings([finding('high'), finding('low')])).toBe(100 - 20 - 3);
+  });
+
+  it('never goes below 0', () => {
+    expect(scoreFindings(Array.from({ length: 10 }, () => finding('critical')))).toBe(0);
+  });
+
+  it('orders penalties by severity', () => {
+    expect(SEVERITY_PENALTIES.low).toBeLessThan(SEVERITY_PENALTIES.medium);
+    expect(SEVERITY_PENALTIES.medium).toBeLessThan(SEVERITY_PENALTIES.high);
+    expect(SEVERITY_PENALTIES.high).toBeLessThan(SEVERITY_PENALTIES.critical);
+  });
+
+  it('never rises when a finding is added (5000 random sets)', () => {
+    const rand = prng(20240611);
+    for (let i = 0; i < 5000; i++) {
+      const set = Array.from({ length: Math.floor(rand() * 15) }, () => finding(SEVERITIES[Math.floor(rand() * 4)]));
+      const added = finding(SEVERITIES[Math.floor(rand() * 4)]);
+      const position = Math.floor(rand() * (set.length + 1));
+      const bigger = [...set.slice(0, position), added, ...set.slice(position)];
+      const before = scoreAndGrade(set);
+      const after = scoreAndGrade(bigger);
+      expect(after.score).toBeLessThanOrEqual(before.score);
+      expect(bandIndex(after.grade)).toBeGreaterThanOrEqual(bandIndex(before.grade));
+      if (before.score > 0) expect(after.score).toBeLessThan(before.score);
+    }
+  });
+});
+
+describe('gradeForScore', () => {
+  it('gives every score 0..100 a grade of the API pattern, A+ only for 100', () => {
+    for (let s = 0; s <= 100; s++) expect(gradeForScore(s)).toMatch(/^[A-F][+-]?$/);
+    expect(gradeForScore(100)).toBe('A+');
+    expect(gradeForScore(99)).toBe('A');
+    expect(gradeForScore(0)).toBe('F');
+  });
+
+  it('is monotonic in the score', () => {
+    for (let s = 1; s <= 100; s++) expect(bandIndex(gradeForScore(s))).toBeLessThanOrEqual(bandIndex(gradeForScore(s - 1)));
+  });
+
+  it('clamps out-of-range scores', () => {
+    expect(gradeForScore(150)).toBe('A+');
+    expect(gradeForScore(-5)).toBe('F');
+  });
+});
+
+function bandIndex(grade: string): number {
+  return GRADE_BANDS.findIndex((b) => b.grade === grade);
+}

@@ -1,0 +1,81 @@
+// Command ferretdb runs FerretDB 1.x on SQLite for the embedded default and
+// the test bed. It exists because `go install` of FerretDB's own command
+// panics on a version file that only its release build generates; the
+// embeddable package needs no such file.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
+	dir := flag.String("dir", "./data", "directory holding one SQLite file per database")
+	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
+	tiedToStdin := flag.Bool("stdin-lifeline", false,
+		"exit when standard input closes, so a parent that dies without cleaning up (even by SIGKILL) takes this process with it")
+	flag.Parse()
+
+	if err := run(*listen, *dir, *logLevel, *tiedToStdin); err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb:", err)
+		os.Exit(1)
+	}
+}
+
+func run(listen, dir, logLevel string, tiedToStdin bool) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return fmt.Errorf("bad -log-level %q", logLevel)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return err
+	}
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener: ferretdb.ListenerConfig{TCP: listen},
+		Logger:   logger,
+		Handler:  "sqlite",
+		// The SQLite handler wants a directory URI with a trailing slash.
+		SQLiteURL: "file:" + abs + "/",
+	})
+	if err != nil {
+		return err
+	}
+
+	// Run returns once the context is cancelled and connections and the
+	// backend are closed, so SIGTERM/SIGINT lead to a clean exit 0.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if tiedToStdin {
+		ctx = cancelOnStdinEOF(ctx)
+	}
+	return f.Run(ctx)
+}
+
+// cancelOnStdinEOF returns a context cancelled once standard input reaches
+// end of file or fails: the kernel closes the parent's end of the pipe
+// however the parent ends.
+func cancelOnStdinEOF(parent context.Context) context.Context {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		defer cancel()
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	}()
+	return ctx
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the Go servers of the test bed and the embedded default into
+# .cache/bin from the Go module proxy. Idempotent: a binary that is already up
+# to date is kept, so CI and developers can run this on every start.
+set -euo pipefail
+
+VERSITYGW_VERSION=v1.8.0
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="$root/.cache/bin"
+mkdir -p "$bin"
+
+go_cmd="$(command -v go || true)"
+if [[ -z "$go_cmd" && -x /usr/local/go/bin/go ]]; then
+  go_cmd=/usr/local/go/bin/go
+fi
+if [[ -z "$go_cmd" ]]; then
+  echo "install.sh: Go is required (FerretDB and versitygw are built from the Go module proxy)" >&2
+  exit 1
+fi
+
+# FerretDB: rebuilt when its main, go.mod or go.sum is newer than the binary.
+# The flags must match ferretDbBinary() in src/embedded/ferretdb.ts.
+src="$root/tools/ferretdb"
+if [[ ! -x "$bin/ferretdb" ]] || [[ -n "$(find "$src" -type f -newer "$bin/ferretdb" -print -quit)" ]]; then
+  echo "install.sh: building ferretdb (a few minutes on a cold Go cache)"
+  start=$SECONDS
+  # Build beside the target and rename, so a concurrent reader never runs a half-written file.
+  (cd "$src" && CGO_ENABLED=0 "$go_cmd" build -trimpath -buildvcs=false -o "$bin/ferretdb.tmp.$$" .)
+  mv -f "$bin/ferretdb.tmp.$$" "$bin/ferretdb"
+  echo "install.sh: ferretdb built in $((SECONDS - start))s"
+else
+  echo "install.sh: ferretdb up to date"
+fi
+
+# versitygw: kept when the binary there was built from the pinned version.
+if "$go_cmd" version -m "$bin/versitygw" 2>/dev/null \
+  | grep -Eq "^[[:space:]]+mod[[:space:]]+github.com/versity/versitygw[[:space:]]+$VERSITYGW_VERSION[[:space:]]"; then
+  echo "install.sh: versitygw $VERSITYGW_VERSION up to date"
+else
+  echo "install.sh: building versitygw $VERSITYGW_VERSION (a few minutes on a cold Go cache)"
+  start=$SECONDS
+  # -trimpath and CGO off mirror the FerretDB build: a static binary that does not depend on the build directory.
+  CGO_ENABLED=0 GOBIN="$bin" "$go_cmd" install -trimpath \
+    "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
+  echo "install.sh: versitygw built in $((SECONDS - start))s"
+fi
