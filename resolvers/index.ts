@@ -4,9 +4,11 @@ import { appResolvers } from './apps';
 import { keyResolvers } from './keys';
 import { whoamiResolvers } from './whoami';
 import { auditResolvers } from './audit';
+import { ruleResolvers } from './rules';
+import { buildResolvers } from './builds';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

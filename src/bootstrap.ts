@@ -11,6 +11,8 @@ import { FlexibleRateLimiter } from './rate-limit/rate-limiter';
 import { loadServiceSecret } from './crypto/service-secrets';
 import { CursorCodec } from './crypto/cursors';
 import { buildSchema } from './graphql/schema';
+import { IssuerKeys } from './oidc/issuer-keys';
+import { createArtifactStore } from './storage';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -48,6 +50,9 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const repos = createRepositories(db);
   await ensureAllIndexes(repos);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  const artifacts = createArtifactStore(config, logger);
+  // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
+  await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
   return {
     config,
     clock,
@@ -59,6 +64,8 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     limiter: new FlexibleRateLimiter(redis, logger),
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac')),
+    oidcKeys: new IssuerKeys(config.oidcIssuer, clock),
+    artifacts,
     schema: buildSchema(),
   };
 }

@@ -15,6 +15,8 @@ export interface Config {
     readonly endpoint: string | null;
     readonly region: string;
     readonly forcePathStyle: boolean;
+    /** S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY; null: the AWS SDK's default chain (AWS_* variables, profiles, roles). */
+    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
   };
   readonly oidcIssuer: string;
   readonly oidcAllowInsecureIssuer: boolean;
@@ -82,6 +84,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const dataDir = path.resolve(cwd, env.DATA_DIR || '.data');
   const s3Bucket = env.S3_BUCKET || '';
   if (artifactStore === 's3' && !s3Bucket) throw new ConfigError('S3_BUCKET is required when ARTIFACT_STORE=s3');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  }
 
   const oidcAllowInsecureIssuer = bool(env, 'OIDC_ALLOW_INSECURE_ISSUER', false);
   const oidcIssuer = url('OIDC_ISSUER', env.OIDC_ISSUER || 'https://token.actions.githubusercontent.com', ['https:', 'http:']);
@@ -107,6 +112,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       endpoint: env.S3_ENDPOINT ? url('S3_ENDPOINT', env.S3_ENDPOINT, ['http:', 'https:']) : null,
       region: env.S3_REGION || 'us-east-1',
       forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', Boolean(env.S3_ENDPOINT)),
+      credentials: env.S3_ACCESS_KEY_ID ? Object.freeze({ accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY! }) : null,
     }),
     oidcIssuer,
     oidcAllowInsecureIssuer,

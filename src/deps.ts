@@ -8,6 +8,8 @@ import type { RateLimiter } from './rate-limit/rate-limiter';
 import type Redis from 'ioredis';
 import type { CursorCodec } from './crypto/cursors';
 import type { GraphQLSchema } from 'graphql';
+import type { IssuerKeys } from './oidc/issuer-keys';
+import type { ArtifactStore } from './storage/artifact-store';
 
 /** Process-wide dependencies, built once at start (src/bootstrap.ts) and shared by every request. */
 export interface Deps {
@@ -21,6 +23,10 @@ export interface Deps {
   limiter: RateLimiter;
   redis: Redis | null;
   cursors: CursorCodec;
+  /** The OIDC issuer's signing keys (discovery + JWKS), cached in memory. */
+  oidcKeys: IssuerKeys;
+  /** Artifact bytes: the filesystem or S3 (ARTIFACT_STORE). */
+  artifacts: ArtifactStore;
   /** The one executable schema: /graphql serves it, the REST facade executes documents against it in-process. */
   schema: GraphQLSchema;
 }

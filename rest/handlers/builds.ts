@@ -1,19 +1,73 @@
 import type { Handler } from '../handler';
-import { DomainError } from '../../src/errors';
+import { notFound } from '../../src/errors';
+import { execute, gqlDocument } from '../execute';
+import { pathParams } from '../request';
+import type { components } from '../../src/generated/openapi';
+import type { Build as GqlBuild, CreateBuildInput } from '../../src/generated/graphql';
+import { receiveUpload, scansOfBuild, toBuildView } from '../../src/services/builds-service';
 
-export const createBuild: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+type RestBuild = components['schemas']['Build'];
+type BuildCreate = components['schemas']['BuildCreate'];
+
+const BUILD_FIELDS = `
+  id appId platform version commit status engine createdAt
+  artifact { status sizeBytes sha256 uploadUrl uploadUrlExpiresAt }
+  scans { id engine grade score }
+`;
+
+const CREATE_BUILD = gqlDocument<{ createBuild: GqlBuild }, { input: CreateBuildInput }>(
+  `mutation CreateBuild($input: CreateBuildInput!) { createBuild(input: $input) { ${BUILD_FIELDS} } }`,
+);
+const GET_BUILD = gqlDocument<{ build: GqlBuild | null }, { id: string }>(`query GetBuild($id: ID!) { build(id: $id) { ${BUILD_FIELDS} } }`);
+const CREATE_UPLOAD_URL = gqlDocument<{ createUploadUrl: GqlBuild }, { buildId: string }>(
+  `mutation CreateUploadUrl($buildId: ID!) { createUploadUrl(buildId: $buildId) { ${BUILD_FIELDS} } }`,
+);
+
+/** GraphQL's nullable upload fields -> the contract's optional ones (present only while pending). */
+function toRest(build: GqlBuild): RestBuild {
+  const { artifact, ...rest } = build;
+  const restArtifact = artifact && {
+    status: artifact.status,
+    sizeBytes: artifact.sizeBytes,
+    sha256: artifact.sha256,
+    ...(artifact.uploadUrl ? { uploadUrl: artifact.uploadUrl } : {}),
+    ...(artifact.uploadUrl && artifact.uploadUrlExpiresAt ? { uploadUrlExpiresAt: String(artifact.uploadUrlExpiresAt) } : {}),
+  };
+  return { ...rest, commit: rest.commit ?? null, createdAt: String(rest.createdAt), artifact: restArtifact ?? null } as RestBuild;
+}
+
+export const createBuild: Handler = async (req, res, ctx) => {
+  const body = req.body as BuildCreate;
+  const { createBuild } = await execute(ctx, CREATE_BUILD, {
+    input: { platform: body.platform, version: body.version, commit: body.commit ?? null, artifact: body.artifact ?? null },
+  });
+  res.status(201).json(toRest(createBuild));
 };
 
-export const getBuild: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const getBuild: Handler = async (req, res, ctx) => {
+  const { build } = await execute(ctx, GET_BUILD, { id: pathParams(req).id });
+  if (!build) throw notFound('Build');
+  res.status(200).json(toRest(build));
 };
 
-export const createUploadUrl: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const createUploadUrl: Handler = async (req, res, ctx) => {
+  const { createUploadUrl } = await execute(ctx, CREATE_UPLOAD_URL, { buildId: pathParams(req).id });
+  res.status(200).json(toRest(createUploadUrl));
 };
 
-export const uploadBuildArtifact: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+/**
+ * The one operation whose input cannot travel through GraphQL: the body is a byte stream. The service streams it
+ * into the store; the answer is the same Build view the GraphQL core serves. Any answer given before the body was
+ * read to its end closes the connection, so the rest of a large body is not read just to be thrown away.
+ */
+export const uploadBuildArtifact: Handler = async (req, res, ctx) => {
+  try {
+    const uploaded = await receiveUpload(ctx, pathParams(req).token, req);
+    const view = await toBuildView(ctx, uploaded);
+    const scans = await scansOfBuild(ctx, view);
+    res.status(200).json(toRest({ ...view, scans }));
+  } catch (error) {
+    if (!req.complete) res.setHeader('Connection', 'close');
+    throw error;
+  }
 };
-

@@ -1,23 +1,67 @@
 import type { Handler } from '../handler';
-import { DomainError } from '../../src/errors';
 import { execute, gqlDocument } from '../execute';
 import { pathParams, queryParams } from '../request';
-import type { AuditPage, QueryAuditEventsArgs } from '../../src/generated/graphql';
+import type {
+  AuditPage,
+  CreateOidcRuleInput,
+  MutationCreateOidcRuleArgs,
+  MutationDeleteOidcRuleArgs,
+  MutationExchangeOidcTokenArgs,
+  OidcExchange,
+  OidcRule,
+  QueryAuditEventsArgs,
+  QueryOidcRulesArgs,
+} from '../../src/generated/graphql';
 
-export const exchangeOidcToken: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+const EXCHANGE = gqlDocument<{ exchangeOidcToken: OidcExchange }, MutationExchangeOidcTokenArgs>(
+  `mutation ExchangeOidcToken($token: String!, $appId: ID!) {
+    exchangeOidcToken(token: $token, appId: $appId) { accessToken tokenType expiresIn scopes appId }
+  }`,
+);
+
+const RULE_FIELDS = 'id appId subjectPattern workflowRef environment scopes repositoryId repositoryOwnerId createdAt';
+
+const CREATE_RULE = gqlDocument<{ createOidcRule: OidcRule }, MutationCreateOidcRuleArgs>(
+  `mutation CreateOidcRule($appId: ID!, $input: CreateOidcRuleInput!) { createOidcRule(appId: $appId, input: $input) { ${RULE_FIELDS} } }`,
+);
+
+const LIST_RULES = gqlDocument<{ oidcRules: OidcRule[] }, QueryOidcRulesArgs>(`query OidcRules($appId: ID!) { oidcRules(appId: $appId) { ${RULE_FIELDS} } }`);
+
+const DELETE_RULE = gqlDocument<{ deleteOidcRule: boolean }, MutationDeleteOidcRuleArgs>(
+  `mutation DeleteOidcRule($appId: ID!, $ruleId: ID!) { deleteOidcRule(appId: $appId, ruleId: $ruleId) }`,
+);
+
+export const exchangeOidcToken: Handler = async (req, res, ctx) => {
+  // Validated against the contract (shape and length) but untrusted until the exchange verifies the token.
+  const unverified = req.body as { token: string; appId: string };
+  const { exchangeOidcToken } = await execute(ctx, EXCHANGE, { token: unverified.token, appId: unverified.appId });
+  res.setHeader('Cache-Control', 'no-store'); // a credential: no cache may keep it
+  res.status(200).json(exchangeOidcToken);
 };
 
-export const createOidcRule: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const createOidcRule: Handler = async (req, res, ctx) => {
+  const body = req.body as CreateOidcRuleInput;
+  const input: CreateOidcRuleInput = {
+    subjectPattern: body.subjectPattern,
+    workflowRef: body.workflowRef ?? null,
+    environment: body.environment ?? null,
+    scopes: body.scopes,
+    repositoryId: body.repositoryId ?? null,
+    repositoryOwnerId: body.repositoryOwnerId ?? null,
+  };
+  const { createOidcRule } = await execute(ctx, CREATE_RULE, { appId: pathParams(req).id, input });
+  res.status(201).json(createOidcRule);
 };
 
-export const listOidcRules: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const listOidcRules: Handler = async (req, res, ctx) => {
+  const { oidcRules } = await execute(ctx, LIST_RULES, { appId: pathParams(req).id });
+  res.status(200).json({ data: oidcRules });
 };
 
-export const deleteOidcRule: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const deleteOidcRule: Handler = async (req, res, ctx) => {
+  const params = pathParams(req);
+  await execute(ctx, DELETE_RULE, { appId: params.id, ruleId: params.ruleId });
+  res.status(204).end();
 };
 
 const AUDIT_EVENTS = gqlDocument<{ auditEvents: AuditPage }, QueryAuditEventsArgs>(

@@ -5,6 +5,10 @@ import { StaffRepo } from './staff-repo';
 import { SigningKeysRepo } from './signing-keys-repo';
 import { IdempotencyRepo } from './idempotency-repo';
 import { AuditRepo } from './audit-repo';
+import { BuildsRepo } from './builds-repo';
+import { UploadLocksRepo } from '../uploads/upload-locks-repo';
+import { OidcRulesRepo } from './oidc-rules-repo';
+import { JtiRepo } from './jti-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -14,6 +18,10 @@ export interface Repositories {
   signingKeys: SigningKeysRepo;
   idempotency: IdempotencyRepo;
   audit: AuditRepo;
+  oidcRules: OidcRulesRepo;
+  jtis: JtiRepo;
+  builds: BuildsRepo;
+  uploadLocks: UploadLocksRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -24,6 +32,10 @@ export function createRepositories(db: Db): Repositories {
     signingKeys: new SigningKeysRepo(db),
     idempotency: new IdempotencyRepo(db),
     audit: new AuditRepo(db),
+    oidcRules: new OidcRulesRepo(db),
+    jtis: new JtiRepo(db),
+    builds: new BuildsRepo(db),
+    uploadLocks: new UploadLocksRepo(db),
   };
 }
 

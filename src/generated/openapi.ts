@@ -146,6 +146,7 @@ export interface paths {
          *     - Body longer than declared: 413 (`payload_too_large`).
          *     - Body shorter than declared, or another SHA-256: 422 (`artifact_mismatch`); the artifact stays
          *       `pending` and the same URL may be used again until it expires.
+         *     - Artifact store unavailable: 503 (`unavailable`) with `Retry-After`; the same upload may be retried.
          *
          *     This operation carries no rate-limit headers.
          */

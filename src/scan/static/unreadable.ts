@@ -12,7 +12,7 @@ export function unreadableFinding(platform: Platform, err: UnreadablePackageErro
     id: 'package.unreadable',
     severity: 'high',
     title: 'Package could not be analysed',
-    detail: `The uploaded file is not a readable ${platform} package: ${err.message}. No other check could run, so this scan says nothing about the app's security.`,
+    detail: `The uploaded file is not a readable ${platform} package: ${err.message.replace(/\.+$/, '')}. No other check could run, so this scan says nothing about the app's security.`,
     fix: `Upload the exact file your build produced: ${EXPECTED[platform]}, unmodified (e.g. app/build/outputs/apk/release/app-release.apk or the .ipa exported by Xcode).`,
   };
 }
@@ -33,7 +33,7 @@ export function unexpectedFailureFinding(platform: Platform, message: string): F
     id: 'package.unreadable',
     severity: 'high',
     title: 'Package could not be analysed',
-    detail: `Reading the ${platform} package failed: ${message}.`,
+    detail: `Reading the ${platform} package failed: ${message.replace(/\.+$/, '')}.`,
     fix: `Upload the exact file your build produced: ${EXPECTED[platform]}.`,
   };
 }

@@ -21,6 +21,8 @@ export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
 const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
+// How many res/xml files may be opened to find an unresolved network security config.
+const MAX_NSC_CANDIDATES = 64;
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
@@ -78,10 +80,16 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
     if (resolved) candidates.push(resolved);
   }
   candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
+  const parse = (bytes: Buffer) => (bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes));
   const source = candidates.find((c) => zip.has(c));
-  if (!source) return null;
-  const bytes = await zip.read(source, LIMITS.resourceXml);
-  return { root: bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes), source };
+  if (source) return { root: parse(await zip.read(source, LIMITS.resourceXml)), source };
+  // Unresolved reference (bundle with a custom file name): the config is the xml resource whose root is <network-security-config>.
+  const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, MAX_NSC_CANDIDATES);
+  for (const name of xmlResources) {
+    const root = parse(await zip.read(name, LIMITS.resourceXml));
+    if (root.name === 'network-security-config') return { root, source: name };
+  }
+  return null;
 }
 
 async function resolveThroughTable(zip: PackageZip, id: number): Promise<string | null> {

@@ -38,7 +38,8 @@ function findInPackage(buf: Buffer, pkg: number, end: number, typeId: number, en
   for (let at = pkg + buf.readUInt16LE(pkg + 2); at + 8 <= end; ) {
     const { type, headerSize, size } = chunk(buf, at, end);
     if (type === RES_TABLE_TYPE_TYPE && buf[at + 8] === typeId) {
-      const offset = entryOffset(buf, at, headerSize, entryIndex);
+      if (at + headerSize > at + size || headerSize < 20) throw corrupt('resource type chunk header truncated');
+      const offset = entryOffset(buf, at, headerSize, size, entryIndex);
       if (offset !== null) {
         const path = fileValue(buf, at + buf.readUInt32LE(at + 16) + offset, at + size, values);
         if (path !== null) return path;
@@ -50,10 +51,12 @@ function findInPackage(buf: Buffer, pkg: number, end: number, typeId: number, en
 }
 
 /** Offset of an entry inside its type chunk's entry data, or null when this configuration lacks it. */
-function entryOffset(buf: Buffer, at: number, headerSize: number, index: number): number | null {
+function entryOffset(buf: Buffer, at: number, headerSize: number, size: number, index: number): number | null {
   const flags = buf[at + 9];
   const count = buf.readUInt32LE(at + 12);
   const table = at + headerSize;
+  const width = flags & FLAG_SPARSE ? 4 : flags & FLAG_OFFSET16 ? 2 : 4;
+  if (table + count * width > at + size) throw corrupt('resource entry table past its chunk');
   if (flags & FLAG_SPARSE) {
     // Sparse tables list (index u16, offset/4 u16) pairs sorted by index.
     for (let i = 0; i < count; i++) {

@@ -12,6 +12,7 @@ export class StringPool {
 
   /** `at` is the offset of the chunk header inside `buf`; `end` the end of the chunk. */
   constructor(private readonly buf: Buffer, at: number, private readonly end: number) {
+    if (at + 28 > end) throw corrupt('string pool header truncated');
     const headerSize = buf.readUInt16LE(at + 2);
     this.count = buf.readUInt32LE(at + 8);
     const flags = buf.readUInt32LE(at + 16);

@@ -1,0 +1,78 @@
+/** Shared by the benchmarks: real servers on loopback, child processes, and printing. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startFerretDb } from '../src/embedded/ferretdb';
+import { REPO_ROOT } from '../src/paths';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** MONGODB_URI, or a FerretDB of our own on a temporary folder. */
+export async function benchMongo(): Promise<{ uri: string; stop(): Promise<void> }> {
+  if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, stop: async () => undefined };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-db-'));
+  const ferret = await startFerretDb({ dataDir });
+  return { uri: ferret.uri, stop: async () => { await ferret.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
+}
+
+/** REDIS_URL, or a redis-server of our own. */
+export async function benchRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) break;
+    if (Date.now() > until) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: async () => { child.kill('SIGTERM'); } };
+}
+
+/** Runs a TypeScript entry point in its own Node process (through tsx), with the given environment. */
+export function spawnTs(entry: string, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['-r', 'tsx/cjs', path.join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export const fmt = (n: number, digits = 1) => n.toFixed(digits);

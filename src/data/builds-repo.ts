@@ -1,0 +1,67 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes } from './db';
+
+export type Platform = 'android' | 'ios';
+
+export interface ArtifactDoc {
+  status: 'pending' | 'uploaded';
+  sizeBytes: number;
+  sha256: string; // lowercase hex, as declared
+  /** Where the bytes live in the artifact store (set at registration; the object exists only once uploaded). */
+  storageKey: string;
+  /** Expiry of the newest upload URL issued; the URL itself is a bearer credential and is never stored. */
+  uploadUrlExpiresAt: Date;
+  uploadedAt: Date | null;
+}
+
+export interface BuildDoc {
+  _id: string; // bld_...
+  appId: string;
+  platform: Platform;
+  version: string;
+  commit: string | null;
+  status: 'succeeded';
+  engine: 'preview';
+  createdAt: Date;
+  artifact: ArtifactDoc | null;
+}
+
+/** Builds of every app. Each read takes the app it is restricted to (null: any app, staff only). */
+export class BuildsRepo {
+  static readonly collectionName = 'builds';
+  private readonly col: Collection<BuildDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<BuildDoc>(BuildsRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [{ key: { appId: 1, createdAt: -1 }, name: 'app_created' }]);
+  }
+  async insert(doc: BuildDoc): Promise<void> {
+    await this.col.insertOne(doc);
+  }
+  findById(appId: string | null, id: string): Promise<BuildDoc | null> {
+    return this.col.findOne(appId === null ? { _id: id } : { _id: id, appId });
+  }
+  listForApp(appId: string, limit: number): Promise<BuildDoc[]> {
+    return this.col.find({ appId }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+  /** A fresh upload URL was issued: its expiry is what reads report. Only while pending. */
+  async setUploadUrlExpiry(appId: string, id: string, expiresAt: Date): Promise<BuildDoc | null> {
+    return this.col.findOneAndUpdate(
+      { _id: id, appId, 'artifact.status': 'pending' },
+      { $set: { 'artifact.uploadUrlExpiresAt': expiresAt } },
+      { returnDocument: 'after' },
+    );
+  }
+  /**
+   * The one transition pending -> uploaded: a single conditional update, so of any number of contenders exactly one
+   * succeeds (true) and every other one sees false, even across instances.
+   */
+  async markUploaded(appId: string, id: string, at: Date): Promise<boolean> {
+    const result = await this.col.updateOne(
+      { _id: id, appId, 'artifact.status': 'pending' },
+      { $set: { 'artifact.status': 'uploaded', 'artifact.uploadedAt': at } },
+    );
+    return result.modifiedCount === 1;
+  }
+}

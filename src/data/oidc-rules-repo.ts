@@ -1,0 +1,72 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes, isDuplicateKeyError } from './db';
+
+/** At most this many trust rules per app (spec, Limits). Enforced by slots, not by counting. */
+export const MAX_RULES_PER_APP = 20;
+
+export interface OidcRuleDoc {
+  _id: string; // rul_...
+  appId: string;
+  /**
+   * 0..MAX_RULES_PER_APP-1, unique per app. Without transactions, "count then insert" lets two concurrent creations
+   * both see 19 rules; a unique (appId, slot) index makes the 21st insert impossible instead.
+   */
+  slot: number;
+  subjectPattern: string;
+  workflowRef: string | null;
+  environment: string | null;
+  scopes: string[];
+  repositoryId: string | null;
+  repositoryOwnerId: string | null;
+  createdAt: Date;
+}
+
+export type NewOidcRule = Omit<OidcRuleDoc, 'slot'>;
+
+/** Trust rules of apps for the CI token exchange. Every method is scoped to one app. */
+export class OidcRulesRepo {
+  static readonly collectionName = 'oidc_rules';
+  private readonly col: Collection<OidcRuleDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<OidcRuleDoc>(OidcRulesRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [
+      { key: { appId: 1, slot: 1 }, name: 'app_slot', unique: true },
+      { key: { appId: 1, createdAt: 1, _id: 1 }, name: 'app_created' },
+    ]);
+  }
+
+  /** Inserts the rule into a free slot of its app; null when the app already has MAX_RULES_PER_APP rules. */
+  async insertIfRoom(rule: NewOidcRule): Promise<OidcRuleDoc | null> {
+    // Each failed attempt means another rule took the slot we chose, so the loop is bounded by the slot count.
+    for (let attempt = 0; attempt <= MAX_RULES_PER_APP; attempt++) {
+      const used = new Set((await this.col.find({ appId: rule.appId }, { projection: { slot: 1 } }).toArray()).map((d) => d.slot));
+      const slot = Array.from({ length: MAX_RULES_PER_APP }, (_, i) => i).find((i) => !used.has(i));
+      if (slot === undefined) return null;
+      const doc: OidcRuleDoc = { ...rule, slot };
+      try {
+        await this.col.insertOne(doc);
+        return doc;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    return null;
+  }
+
+  /** The app's rules, oldest first (ties broken by id, so every instance picks the same earliest rule). */
+  listForApp(appId: string): Promise<OidcRuleDoc[]> {
+    return this.col.find({ appId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  /** The rules of the app among `ids`, oldest first. Ids of another app are simply not found. */
+  findManyForApp(appId: string, ids: string[]): Promise<OidcRuleDoc[]> {
+    return this.col.find({ appId, _id: { $in: ids } }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  /** Returns the deleted rule, or null when the app has no rule with this id. */
+  async deleteForApp(appId: string, id: string): Promise<OidcRuleDoc | null> {
+    return this.col.findOneAndDelete({ _id: id, appId });
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Which trust rules may exist (spec, Authentication rule 6) and which rules a verified token satisfies.
+ * Pure functions, so every branch is covered by unit tests.
+ */
+import type { FieldError } from '../errors';
+import { ACCESS_TOKEN_SCOPES, DEVICE_SCOPES, RULES_SCOPES, isScope, type Scope } from '../auth/scopes';
+import { parsePattern, patternMatches, type NamedSubject } from './subject';
+
+export interface RuleInput {
+  subjectPattern: string;
+  workflowRef?: string | null;
+  environment?: string | null;
+  scopes: string[];
+  repositoryId?: string | null;
+  repositoryOwnerId?: string | null;
+}
+
+/** The fields of a stored rule that matching reads. */
+export interface RuleConditions {
+  subjectPattern: string;
+  workflowRef: string | null;
+  environment: string | null;
+  repositoryId: string | null;
+  repositoryOwnerId: string | null;
+}
+
+/** What a verified token offers to the rules: its resolved subject and the claims rules can pin. */
+export interface TokenFacts {
+  subject: NamedSubject;
+  workflowRef: string | null; // claim job_workflow_ref
+  environment: string | null;
+  repositoryId: string | null;
+  repositoryOwnerId: string | null;
+}
+
+const OWNER = /^[A-Za-z0-9-]{1,39}$/;
+const REPO = /^[A-Za-z0-9._*-]{1,100}$/;
+const CONTEXT = /^(ref|environment):([^:\s]+)$/;
+const REF_KINDS = ['refs/heads/', 'refs/tags/'];
+const WORKFLOW_REF = /^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/[^@\s*]+@[^\s*]+$/;
+const NUMERIC_ID = /^[0-9]{1,20}$/;
+const SHAPES = 'repo:<owner>/<repo>:ref:refs/heads/<branch>, repo:<owner>/<repo>:environment:<environment> or repo:<owner>/<repo>:ref:refs/tags/<prefix>*';
+
+const onlyWildcards = (text: string) => /^\*+$/.test(text);
+
+/** Whether the context part of a pattern narrows the jobs it admits (a branch, a tag prefix, an environment). */
+function contextRestricts(kind: string, value: string): boolean {
+  if (kind === 'environment') return !value.startsWith('*');
+  const refKind = REF_KINDS.find((prefix) => value.startsWith(prefix));
+  if (!refKind) return false;
+  const name = value.slice(refKind.length);
+  return name.length > 0 && !name.startsWith('*');
+}
+
+function patternErrors(input: RuleInput): FieldError[] {
+  const at = (message: string): FieldError[] => [{ pointer: '/subjectPattern', message }];
+  const parsed = parsePattern(input.subjectPattern);
+  if (!parsed) return at(`must have one of the shapes ${SHAPES}`);
+  if (parsed.owner.includes('*')) return at('a wildcard repository owner is not allowed');
+  if (!OWNER.test(parsed.owner)) return at('the repository owner is not a valid owner name');
+  if (onlyWildcards(parsed.repo)) return at('a repository name that is only * is not allowed');
+  if (!REPO.test(parsed.repo)) return at('the repository name is not valid');
+  const hasOtherRestriction = Boolean(input.workflowRef || input.environment);
+  if (onlyWildcards(parsed.context)) {
+    return at('no real restriction: name a branch, a tag prefix or an environment, or set workflowRef or environment');
+  }
+  const context = CONTEXT.exec(parsed.context);
+  if (!context) {
+    if (parsed.context === 'pull_request') return at('tokens of pull-request events are never exchanged');
+    return at(`must have one of the shapes ${SHAPES}`);
+  }
+  const [, kind, value] = context;
+  if (kind === 'ref' && !onlyWildcards(value) && !REF_KINDS.some((prefix) => value.startsWith(prefix))) {
+    return at('the ref must be refs/heads/<branch> or refs/tags/<tag>');
+  }
+  if (!contextRestricts(kind, value) && !hasOtherRestriction) {
+    return at('no real restriction: name a branch, a tag prefix or an environment, or set workflowRef or environment');
+  }
+  return [];
+}
+
+function scopeErrors(scopes: string[]): FieldError[] {
+  if (scopes.length === 0) return [{ pointer: '/scopes', message: 'at least one scope is required' }];
+  const errors: FieldError[] = [];
+  scopes.forEach((scope, i) => {
+    const pointer = `/scopes/${i}`;
+    if (!isScope(scope)) errors.push({ pointer, message: `unknown scope; allowed: ${ACCESS_TOKEN_SCOPES.join(', ')}` });
+    else if (DEVICE_SCOPES.includes(scope)) errors.push({ pointer, message: 'device scopes are never given to CI jobs' });
+    else if (RULES_SCOPES.includes(scope)) errors.push({ pointer, message: 'rules scopes are never given to CI jobs: a job cannot widen its own trust' });
+  });
+  return errors;
+}
+
+/** Field errors of a rule that must not exist; empty when the rule may be created. */
+export function ruleErrors(input: RuleInput): FieldError[] {
+  const errors = [...patternErrors(input), ...scopeErrors(input.scopes)];
+  if (input.workflowRef != null && !WORKFLOW_REF.test(input.workflowRef)) {
+    errors.push({ pointer: '/workflowRef', message: 'must be <owner>/<repo>/<path>@<ref>, with no wildcard (it is compared exactly)' });
+  }
+  if (input.environment != null && (input.environment.trim() !== input.environment || input.environment === '' || input.environment.includes('*'))) {
+    errors.push({ pointer: '/environment', message: 'must be an environment name (compared exactly; no wildcard, no surrounding spaces)' });
+  }
+  if (input.repositoryId != null && !NUMERIC_ID.test(input.repositoryId)) errors.push({ pointer: '/repositoryId', message: 'must be a numeric id' });
+  if (input.repositoryOwnerId != null && !NUMERIC_ID.test(input.repositoryOwnerId)) {
+    errors.push({ pointer: '/repositoryOwnerId', message: 'must be a numeric id' });
+  }
+  return errors;
+}
+
+/** The scopes a valid rule grants, deduplicated, in the service's canonical order. */
+export function grantedScopes(scopes: string[]): Scope[] {
+  return ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope));
+}
+
+/** Whether every condition of the rule holds for the token: subject pattern, and each pinned claim exactly. */
+export function ruleMatches(rule: RuleConditions, facts: TokenFacts): boolean {
+  if (!patternMatches(rule.subjectPattern, facts.subject)) return false;
+  if (rule.workflowRef !== null && rule.workflowRef !== facts.workflowRef) return false;
+  if (rule.environment !== null && rule.environment !== facts.environment) return false;
+  if (rule.repositoryId !== null && rule.repositoryId !== facts.repositoryId) return false;
+  if (rule.repositoryOwnerId !== null && rule.repositoryOwnerId !== facts.repositoryOwnerId) return false;
+  return true;
+}

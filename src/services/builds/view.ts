@@ -1,0 +1,61 @@
+import type { RequestContext } from '../../context';
+import type { BuildDoc } from '../../data/builds-repo';
+import { isAppPrincipal } from '../../auth/principal';
+import { signUploadToken, uploadUrl } from '../../uploads/upload-token';
+
+export interface ArtifactView {
+  status: 'pending' | 'uploaded';
+  sizeBytes: number;
+  sha256: string;
+  uploadUrl: string | null;
+  uploadUrlExpiresAt: Date | null;
+}
+
+export interface BuildView {
+  id: string;
+  appId: string;
+  platform: 'android' | 'ios';
+  version: string;
+  commit: string | null;
+  status: 'succeeded';
+  engine: 'preview';
+  createdAt: Date;
+  artifact: ArtifactView | null;
+}
+
+/**
+ * The upload URL of a pending artifact, signed afresh for each read with the stored expiry (the URL is a bearer
+ * credential, so it is never stored). Only the build's own app sees it: staff read builds but never get a URL, and
+ * an expired one is not offered (POST /v1/builds/{id}/upload-url issues a fresh one).
+ */
+async function uploadUrlFor(ctx: RequestContext, doc: BuildDoc): Promise<string | null> {
+  const artifact = doc.artifact;
+  if (!artifact || artifact.status !== 'pending') return null;
+  if (!isAppPrincipal(ctx.principal) || ctx.principal.appId !== doc.appId) return null;
+  if (artifact.uploadUrlExpiresAt.getTime() <= ctx.clock.now().getTime()) return null;
+  const grant = { buildId: doc._id, appId: doc.appId, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256 };
+  const token = await signUploadToken(ctx.deps.signingKeys, grant, artifact.uploadUrlExpiresAt);
+  return uploadUrl(ctx.deps.config.publicBaseUrl, token);
+}
+
+/** Document -> the Build the API shows (storage key and upload bookkeeping stay inside). */
+export async function toBuildView(ctx: RequestContext, doc: BuildDoc): Promise<BuildView> {
+  const a = doc.artifact;
+  return {
+    id: doc._id,
+    appId: doc.appId,
+    platform: doc.platform,
+    version: doc.version,
+    commit: doc.commit,
+    status: doc.status,
+    engine: doc.engine,
+    createdAt: doc.createdAt,
+    artifact: a && {
+      status: a.status,
+      sizeBytes: a.sizeBytes,
+      sha256: a.sha256,
+      uploadUrl: await uploadUrlFor(ctx, doc),
+      uploadUrlExpiresAt: a.status === 'pending' ? a.uploadUrlExpiresAt : null,
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { RequestContext } from '../context';
+import type { AppDoc } from '../data/apps-repo';
+import type { OidcRuleDoc } from '../data/oidc-rules-repo';
+import { DomainError } from '../errors';
+import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../oidc/access-tokens';
+import { OidcRefusal, isOidcRefusal } from '../oidc/refusal';
+import { ruleMatches } from '../oidc/rule-policy';
+import { CLOCK_TOLERANCE_S, verifyOidcToken, type VerifiedOidcToken } from '../oidc/token-verifier';
+import type { Scope } from '../auth/scopes';
+import { recordAudit } from './audit-service';
+
+export interface OidcExchangeResult {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  scopes: Scope[];
+  appId: string;
+}
+
+/** The one answer to every refusal, whatever its cause: the caller learns nothing about apps, rules or checks. */
+const refusedError = () => new DomainError('unauthorized', 'The token could not be exchanged.');
+
+async function matchingRules(ctx: RequestContext, app: AppDoc, token: VerifiedOidcToken): Promise<OidcRuleDoc[]> {
+  const rules = await ctx.repos.oidcRules.listForApp(app._id); // oldest first
+  return rules.filter((rule) => ruleMatches(rule, token));
+}
+
+async function exchange(ctx: RequestContext, unverifiedToken: string, unverifiedAppId: string): Promise<OidcExchangeResult> {
+  const { config } = ctx.deps;
+  const token = await verifyOidcToken(ctx.deps.oidcKeys, { issuer: config.oidcIssuer, audience: config.publicBaseUrl, now: ctx.clock.now() }, unverifiedToken);
+  const app = await ctx.repos.apps.findById(unverifiedAppId);
+  if (!app) throw new OidcRefusal('unknown_app', token.sub);
+  const rules = await matchingRules(ctx, app, token);
+  if (rules.length === 0) throw new OidcRefusal('not_trusted', token.sub);
+
+  // jti is claimed before the token is minted, and kept until exp + leeway, so a replay inside the leeway still
+  // fails; the unique id in shared storage gives exactly one winner across instances.
+  const keepUntil = new Date((token.exp + CLOCK_TOLERANCE_S) * 1000);
+  if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.sub);
+
+  const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
+  await recordAudit(ctx.deps, {
+    appId: app._id,
+    action: 'oidc.exchanged',
+    subject: token.sub,
+    ruleId: rules[0]._id,
+    details: { rules: rules.map((rule) => rule._id).join(' '), scopes: minted.scopes.join(' ') },
+  });
+  return { accessToken: minted.token, tokenType: 'Bearer', expiresIn: ACCESS_TOKEN_TTL_S, scopes: minted.scopes, appId: app._id };
+}
+
+async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refusal: OidcRefusal): Promise<void> {
+  // Never the token: the app id as given, the verified subject (if any) and the reason.
+  const fields = { appId: unverifiedAppId.slice(0, 64), reason: refusal.reason };
+  if (refusal.reason === 'jwks_unavailable') ctx.logger.warn(fields, 'oidc exchange refused: issuer keys unavailable');
+  else ctx.logger.info(fields, 'oidc exchange refused');
+  // An unknown app has no audit trail to write to (recordAudit skips it).
+  await recordAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', subject: refusal.subject, reason: refusal.reason });
+}
+
+/**
+ * Exchanges a CI job's OIDC token for an access token (spec, POST /v1/auth/oidc). Needs no credential: the token is
+ * the proof. Every refusal is the same unauthorized error; the reason goes to the audit trail only.
+ */
+export async function exchangeOidcToken(ctx: RequestContext, unverifiedToken: string, unverifiedAppId: string): Promise<OidcExchangeResult> {
+  try {
+    return await exchange(ctx, unverifiedToken, unverifiedAppId);
+  } catch (error) {
+    if (!isOidcRefusal(error)) throw error; // our own failures (database down) stay 5xx: they reveal nothing
+    await recordRefusal(ctx, unverifiedAppId, error);
+    throw refusedError();
+  }
+}

@@ -1,0 +1,72 @@
+import type { RequestContext } from '../context';
+import { authorizeForApp } from '../auth/authorize';
+import type { Principal } from '../auth/principal';
+import { MAX_RULES_PER_APP, type OidcRuleDoc } from '../data/oidc-rules-repo';
+import { notFound, validationFailed } from '../errors';
+import { newId } from '../ids';
+import { grantedScopes, ruleErrors, type RuleInput } from '../oidc/rule-policy';
+import { recordAudit } from './audit-service';
+
+/** Who changed a rule, for the audit entry: an id, never a secret. */
+function actorOf(principal: Principal): string | null {
+  switch (principal.kind) {
+    case 'api_key':
+      return `key:${principal.keyId}`;
+    case 'staff':
+      return `staff:${principal.staffId}`;
+    default:
+      return null;
+  }
+}
+
+async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
+  // For app credentials authorizeForApp already answered 404 for other apps; staff may name any id.
+  if (!(await ctx.repos.apps.findById(appId))) throw notFound('App');
+}
+
+/** Creates a trust rule (rules:write, or admin staff). Refusals of spec rule 6 and the 20-rule limit are 422. */
+export async function createOidcRule(ctx: RequestContext, appId: string, input: RuleInput): Promise<OidcRuleDoc> {
+  authorizeForApp(ctx, 'rules:write', appId, { write: true });
+  await requireApp(ctx, appId);
+  const errors = ruleErrors(input);
+  if (errors.length) throw validationFailed(errors, 'The trust rule is not allowed.');
+  const doc = await ctx.repos.oidcRules.insertIfRoom({
+    _id: newId('rul'),
+    appId,
+    subjectPattern: input.subjectPattern,
+    workflowRef: input.workflowRef ?? null,
+    environment: input.environment ?? null,
+    scopes: grantedScopes(input.scopes),
+    repositoryId: input.repositoryId ?? null,
+    repositoryOwnerId: input.repositoryOwnerId ?? null,
+    createdAt: ctx.clock.now(),
+  });
+  if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_RULES_PER_APP} trust rules` }], 'The app has too many trust rules.');
+  await recordAudit(ctx.deps, {
+    appId,
+    action: 'oidc.rule_created',
+    ruleId: doc._id,
+    details: { subjectPattern: doc.subjectPattern, scopes: doc.scopes.join(' '), actor: actorOf(ctx.principal) },
+  });
+  return doc;
+}
+
+/** The app's trust rules, oldest first (rules:read, or staff). */
+export async function listOidcRules(ctx: RequestContext, appId: string): Promise<OidcRuleDoc[]> {
+  authorizeForApp(ctx, 'rules:read', appId, { write: false });
+  await requireApp(ctx, appId);
+  return ctx.repos.oidcRules.listForApp(appId);
+}
+
+/** Deletes a rule; access tokens it produced stop working on their next use (they are checked on every use). */
+export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId: string): Promise<void> {
+  authorizeForApp(ctx, 'rules:write', appId, { write: true });
+  const deleted = await ctx.repos.oidcRules.deleteForApp(appId, ruleId);
+  if (!deleted) throw notFound('Trust rule');
+  await recordAudit(ctx.deps, {
+    appId,
+    action: 'oidc.rule_deleted',
+    ruleId: deleted._id,
+    details: { subjectPattern: deleted.subjectPattern, actor: actorOf(ctx.principal) },
+  });
+}

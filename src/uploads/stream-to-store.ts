@@ -1,0 +1,38 @@
+import type { IncomingMessage } from 'node:http';
+import type { ArtifactStore } from '../storage/artifact-store';
+import { UploadBodyError, VerifyingStream } from './verifying-stream';
+
+export interface Declared {
+  sizeBytes: number;
+  sha256: string;
+}
+
+/**
+ * Streams a request body into the store through a byte counter and a SHA-256, never holding it whole. Resolves once
+ * the verified object is visible at `key`; rejects with UploadBodyError (too large, mismatch, client gone, lock
+ * lost) or the store's StoreUnavailableError, and then nothing new is visible at `key`.
+ * `abort` lets the caller stop the transfer (for example when the upload lock is lost).
+ */
+export function streamToStore(
+  store: ArtifactStore,
+  key: string,
+  req: IncomingMessage,
+  declared: Declared,
+): { abort(error: UploadBodyError): void; done: Promise<void> } {
+  const verifier = new VerifyingStream(declared.sizeBytes, declared.sha256);
+  // A request that closes before its end is a client that went away: fail the body so the store discards it.
+  const onClose = () => {
+    if (!req.complete) verifier.destroy(new UploadBodyError('client_gone', 'The client disconnected before the end of the body.'));
+  };
+  const onError = () => onClose();
+  req.on('close', onClose);
+  req.on('error', onError);
+  req.pipe(verifier);
+  const done = store.put(key, verifier, declared.sizeBytes).finally(() => {
+    req.unpipe(verifier);
+    req.off('close', onClose);
+    req.off('error', onError);
+    if (!verifier.destroyed) verifier.destroy();
+  });
+  return { abort: (error) => verifier.destroy(error), done };
+}

@@ -1,0 +1,89 @@
+// Protects: /graphql serves staff only (support reads, admin writes), refuses API keys, prevents CSRF, limits depth
+// and cost, masks unexpected errors, and switches Apollo Sandbox on and off.
+import { startHarness, bearer, type Harness } from '../support/harness';
+
+let h: Harness;
+let support: string;
+let admin: string;
+beforeAll(async () => {
+  h = await startHarness();
+  support = await h.newStaff('support');
+  admin = await h.newStaff('admin');
+});
+afterAll(async () => h.close());
+
+function gql(token: string | null, query: string, variables?: Record<string, unknown>) {
+  return h.api('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+}
+
+it('lets support staff read any app and its keys, never the secrets', async () => {
+  const { appId } = await h.newApp('scale');
+  const k = await h.newKey(appId, ['builds:read']);
+  const res = await gql(support, 'query($id: ID!) { app(id: $id) { id plan apiKeys { id scopes mode revokedAt } } }', { id: appId });
+  expect(res.status).toBe(200);
+  const body = await res.json();
+  expect(body.data.app).toEqual({ id: appId, plan: 'scale', apiKeys: [{ id: k.id, scopes: ['builds:read'], mode: 'live', revokedAt: null }] });
+  expect(JSON.stringify(body)).not.toContain(k.key);
+});
+
+it('refuses mutations to support staff and runs them for admins', async () => {
+  const mutation = 'mutation { createApp(input: { name: "from graphql", plan: indie }) { id plan } }';
+  const refused = await gql(support, mutation);
+  expect(refused.status).toBe(403);
+  expect((await refused.json()).errors[0].extensions.code).toBe('insufficient_scope');
+  const ok = await gql(admin, mutation);
+  expect(ok.status).toBe(200);
+  const created = (await ok.json()).data.createApp;
+  expect(created.id).toMatch(/^app_/);
+  expect(await h.deps.repos.apps.findById(created.id)).not.toBeNull();
+});
+
+it('shows a created key once and revokes it', async () => {
+  const { appId } = await h.newApp();
+  const res = await gql(admin, 'mutation($a: ID!) { createApiKey(input: { appId: $a, scopes: ["builds:read"] }) { key apiKey { id } } }', { a: appId });
+  const { key, apiKey } = (await res.json()).data.createApiKey;
+  expect((await h.api('/v1/whoami', { headers: bearer(key) })).status).toBe(200);
+  await gql(admin, 'mutation($id: ID!) { revokeApiKey(id: $id) { revokedAt } }', { id: apiKey.id });
+  expect((await h.api('/v1/whoami', { headers: bearer(key) })).status).toBe(401);
+});
+
+it('refuses API keys, missing tokens and forged staff tokens with 401', async () => {
+  const { appId } = await h.newApp();
+  const { key } = await h.newKey(appId, ['builds:read', 'builds:write', 'rules:write']);
+  for (const token of [key, null, 'stf_AAAAAAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB']) {
+    const res = await gql(token, '{ ping }');
+    expect(res.status).toBe(401);
+    expect((await res.json()).errors[0].extensions.code).toBe('unauthorized');
+  }
+});
+
+it('prevents CSRF: a simple GET without a preflight header is refused', async () => {
+  const res = await h.api('/graphql?query=%7Bping%7D', { headers: bearer(support) });
+  expect(res.status).toBe(400);
+  const ok = await h.api('/graphql?query=%7Bping%7D', { headers: { ...bearer(support), 'apollo-require-preflight': 'true' } });
+  expect(ok.status).toBe(200);
+});
+
+it('refuses queries that are too deep or too costly before running them', async () => {
+  const deep = await gql(support, '{ apps { apiKeys { id } } __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }');
+  expect((await deep.json()).errors[0].extensions.code).toBe('QUERY_TOO_DEEP');
+  const costly = await gql(support, '{ apps(limit: 200) { apiKeys { id name scopes createdAt mode appId revokedAt expiresAt } } }');
+  expect((await costly.json()).errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+});
+
+it('serves Apollo Sandbox when on, and not when off', async () => {
+  const on = await h.api('/graphql', { headers: { accept: 'text/html' } });
+  expect(on.status).toBe(200);
+  expect(await on.text()).toContain('embeddable-sandbox');
+  const off = await startHarness({ env: { GRAPHQL_SANDBOX: 'off' } });
+  try {
+    const res = await off.api('/graphql', { headers: { accept: 'text/html' } });
+    expect(await res.text()).not.toContain('embeddable-sandbox');
+  } finally {
+    await off.close();
+  }
+});

@@ -1,0 +1,47 @@
+// Protects: configuration is validated once, with one clear line per bad value; defaults match CONTRACT.md.
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with nothing configured', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config.port).toBe(8080);
+    expect(config.publicBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(config.mongodbUri).toBeNull();
+    expect(config.redisUrl).toBeNull();
+    expect(config.artifactStore).toBe('fs');
+    expect(config.dataDir).toBe('/srv/app/.data');
+    expect(config.oidcIssuer).toBe('https://token.actions.githubusercontent.com');
+    expect(config.graphqlSandbox).toBe(true);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives the public base address from PORT', () => {
+    expect(loadConfig({ PORT: '9000' }).publicBaseUrl).toBe('http://127.0.0.1:9000');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be an integer/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, /PUBLIC_BASE_URL must be an absolute URL/],
+    [{ PUBLIC_BASE_URL: 'https://api.example.com/' }, /must not end with a slash/],
+    [{ MONGODB_URI: 'postgres://x' }, /MONGODB_URI must use/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must use/],
+    [{ ARTIFACT_STORE: 'ftp' }, /ARTIFACT_STORE must be fs or s3/],
+    [{ ARTIFACT_STORE: 's3' }, /S3_BUCKET is required/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ GRAPHQL_SANDBOX: 'maybe' }, /GRAPHQL_SANDBOX must be on\/off/],
+    [{ OIDC_ISSUER: 'http://issuer.example.com' }, /OIDC_ISSUER must be https/],
+    [{ OIDC_ISSUER: 'http://10.0.0.1:8000', OIDC_ALLOW_INSECURE_ISSUER: 'on' }, /OIDC_ISSUER must be https/],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(ConfigError);
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
+  });
+
+  it('allows an http issuer on loopback only when told to', () => {
+    expect(loadConfig({ OIDC_ISSUER: 'http://127.0.0.1:4000', OIDC_ALLOW_INSECURE_ISSUER: 'on' }).oidcIssuer).toBe('http://127.0.0.1:4000');
+  });
+
+  it('turns the sandbox off', () => {
+    expect(loadConfig({ GRAPHQL_SANDBOX: 'off' }).graphqlSandbox).toBe(false);
+  });
+});
