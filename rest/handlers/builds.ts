@@ -23,6 +23,9 @@ const CREATE_UPLOAD_URL = gqlDocument<{ createUploadUrl: GqlBuild }, { buildId: 
   `mutation CreateUploadUrl($buildId: ID!) { createUploadUrl(buildId: $buildId) { ${BUILD_FIELDS} } }`,
 );
 
+/** A DateTime from GraphQL (ISO text) or from a service view (Date) -> ISO 8601. */
+const iso = (value: Date | string) => new Date(value).toISOString();
+
 /** GraphQL's nullable upload fields -> the contract's optional ones (present only while pending). */
 function toRest(build: GqlBuild): RestBuild {
   const { artifact, ...rest } = build;
@@ -31,9 +34,9 @@ function toRest(build: GqlBuild): RestBuild {
     sizeBytes: artifact.sizeBytes,
     sha256: artifact.sha256,
     ...(artifact.uploadUrl ? { uploadUrl: artifact.uploadUrl } : {}),
-    ...(artifact.uploadUrl && artifact.uploadUrlExpiresAt ? { uploadUrlExpiresAt: String(artifact.uploadUrlExpiresAt) } : {}),
+    ...(artifact.uploadUrl && artifact.uploadUrlExpiresAt ? { uploadUrlExpiresAt: iso(artifact.uploadUrlExpiresAt) } : {}),
   };
-  return { ...rest, commit: rest.commit ?? null, createdAt: String(rest.createdAt), artifact: restArtifact ?? null } as RestBuild;
+  return { ...rest, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null } as RestBuild;
 }
 
 export const createBuild: Handler = async (req, res, ctx) => {

@@ -168,7 +168,7 @@ describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {
   it('refuses a body that is not application/octet-stream with 415', async () => {
     const { bytes, sha256 } = artifactBytes(100);
     const build = await createBuildWithArtifact(h, key, bytes, sha256);
-    const res = await put(build.artifact.uploadUrl, bytes, { contentType: 'application/json' });
+    const res = await put(build.artifact.uploadUrl, bytes, { contentType: 'text/plain' });
     expect(res.status).toBe(415);
     expect(await stored(build)).toBe(false);
   });
