@@ -6,14 +6,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 )
@@ -47,8 +50,16 @@ func run(listen, dir, logLevel string, tiedToStdin bool) error {
 		return err
 	}
 
+	// FerretDB itself listens on a private Unix socket; clients reach it through the serializing proxy (serialize.go).
+	socketDir, err := os.MkdirTemp("", "ferretdb-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(socketDir)
+	socket := filepath.Join(socketDir, "ferretdb.sock")
+
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener: ferretdb.ListenerConfig{TCP: listen},
+		Listener: ferretdb.ListenerConfig{Unix: socket},
 		Logger:   logger,
 		Handler:  "sqlite",
 		// The SQLite handler wants a directory URI with a trailing slash.
@@ -65,7 +76,31 @@ func run(listen, dir, logLevel string, tiedToStdin bool) error {
 	if tiedToStdin {
 		ctx = cancelOnStdinEOF(ctx)
 	}
-	return f.Run(ctx)
+
+	runDone := make(chan error, 1)
+	go func() { runDone <- f.Run(ctx) }()
+
+	// Listen only once FerretDB answers on its socket: a client that can connect can also be served.
+	if err := waitForSocket(ctx, socket, runDone); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	proxy := &serializer{backend: socket, logger: logger}
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	proxyDone := make(chan error, 1)
+	go func() { proxyDone <- proxy.serve(ln) }()
+
+	runErr := <-runDone
+	if err := <-proxyDone; err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
 }
 
 // cancelOnStdinEOF returns a context cancelled once standard input reaches
@@ -78,4 +113,24 @@ func cancelOnStdinEOF(parent context.Context) context.Context {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	}()
 	return ctx
+}
+
+// waitForSocket returns once FerretDB accepts connections on its Unix socket, or with its start error.
+func waitForSocket(ctx context.Context, socket string, runDone <-chan error) error {
+	for {
+		if conn, err := net.Dial("unix", socket); err == nil {
+			conn.Close()
+			return nil
+		}
+		select {
+		case err := <-runDone:
+			if err == nil {
+				err = errors.New("FerretDB stopped before it was ready")
+			}
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
