@@ -6,9 +6,10 @@ import { whoamiResolvers } from './whoami';
 import { auditResolvers } from './audit';
 import { ruleResolvers } from './rules';
 import { buildResolvers } from './builds';
+import { scanResolvers } from './scans';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

@@ -32,7 +32,7 @@ export function createRestRouter(deps: Deps): Router {
   router.use(
     OpenApiValidator.middleware({
       apiSpec: specCopy() as never,
-      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false },
+      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
       validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false, // credentials and scopes are ours to check (auth middleware and services)
       validateFormats: true,

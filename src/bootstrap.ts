@@ -40,6 +40,20 @@ function connectRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
+/** Gives Redis a moment to connect at start, so the first requests already share counters; never blocks start-up. */
+async function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+  });
+}
+
 /** Builds the process-wide dependencies: database, repositories (indexes ensured), keys, limiter, schema. */
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -50,6 +64,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const repos = createRepositories(db);
   await ensureAllIndexes(repos);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  if (redis) await redisReady(redis, 3000);
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));

@@ -25,6 +25,8 @@ export interface Config {
   readonly dataDir: string;
   /** Validate responses against the OpenAPI file (tests turn it on: a drifting response fails loudly). */
   readonly validateResponses: boolean;
+  /** Which proxies may set X-Forwarded-For (express "trust proxy"): client addresses key the anonymous rate limit. */
+  readonly trustProxy: string | number;
 }
 
 export class ConfigError extends Error {}
@@ -120,5 +122,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
+    trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

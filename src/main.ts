@@ -4,6 +4,7 @@ import { createLogger } from './logger';
 import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './http/app';
 import { resolveDatabase } from './embedded/database';
+import { createJobRunner } from './jobs';
 
 function readConfig(): Config {
   try {
@@ -34,12 +35,17 @@ async function main(): Promise<void> {
     { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },
     'shieldgate listening',
   );
+  // Static scans run off the request path; every instance polls the durable job collection.
+  const jobs = createJobRunner(deps);
+  jobs.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // No new job is claimed from now on; a job in hand finishes (or its lease lets another instance retry it).
+    const jobsStopped = jobs.stop();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -47,6 +53,7 @@ async function main(): Promise<void> {
     await closed;
     clearTimeout(force);
     await stopGraphql();
+    await jobsStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

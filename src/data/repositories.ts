@@ -9,6 +9,8 @@ import { BuildsRepo } from './builds-repo';
 import { UploadLocksRepo } from '../uploads/upload-locks-repo';
 import { OidcRulesRepo } from './oidc-rules-repo';
 import { JtiRepo } from './jti-repo';
+import { ScansRepo } from './scans-repo';
+import { ScanJobsRepo } from './scan-jobs-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -22,6 +24,8 @@ export interface Repositories {
   jtis: JtiRepo;
   builds: BuildsRepo;
   uploadLocks: UploadLocksRepo;
+  scans: ScansRepo;
+  scanJobs: ScanJobsRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -36,6 +40,8 @@ export function createRepositories(db: Db): Repositories {
     jtis: new JtiRepo(db),
     builds: new BuildsRepo(db),
     uploadLocks: new UploadLocksRepo(db),
+    scans: new ScansRepo(db),
+    scanJobs: new ScanJobsRepo(db),
   };
 }
 

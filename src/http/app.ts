@@ -15,7 +15,7 @@ export interface HttpApp {
 export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback'); // client addresses (rate-limit buckets) from a local proxy only
+  app.set('trust proxy', deps.config.trustProxy); // who may name the client address (anonymous rate-limit buckets)
   app.set('etag', false);
   app.use(requestContext(deps));
   app.get('/healthz', healthz);

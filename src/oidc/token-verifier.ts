@@ -96,13 +96,15 @@ async function issuerKey(keys: IssuerKeys, alg: Alg, kid: string): Promise<KeyLi
 }
 
 /** Maps what jose raises to a reason. Claim errors come after the signature check, so their subject is authentic. */
-function reasonOf(error: unknown): OidcRefusal {
+function reasonOf(error: unknown, now: Date): OidcRefusal {
   if (isOidcRefusal(error)) return error;
   if (error instanceof joseErrors.JWTExpired) return new OidcRefusal('expired', optionalString(error.payload.sub));
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     const subject = optionalString(error.payload.sub);
     if (error.reason === 'missing') return new OidcRefusal('missing_claim', subject);
-    const byClaim: Record<string, RefusalReason> = { iss: 'issuer', aud: 'audience', nbf: 'not_yet_valid', iat: 'expired' };
+    // jose reports an iat too far in the past (maxTokenAge) and one in the future alike.
+    const iatReason: RefusalReason = typeof error.payload.iat === 'number' && error.payload.iat * 1000 > now.getTime() ? 'not_yet_valid' : 'expired';
+    const byClaim: Record<string, RefusalReason> = { iss: 'issuer', aud: 'audience', nbf: 'not_yet_valid', iat: iatReason };
     return new OidcRefusal(byClaim[error.claim] ?? 'malformed', subject);
   }
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new OidcRefusal('bad_signature');
@@ -162,6 +164,6 @@ export async function verifyOidcToken(keys: IssuerKeys, opts: VerifierOptions, u
     });
     return checkClaims(payload, opts);
   } catch (error) {
-    throw reasonOf(error);
+    throw reasonOf(error, opts.now);
   }
 }

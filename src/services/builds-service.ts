@@ -10,6 +10,7 @@ import { UPLOAD_URL_TTL_MS, verifyUploadToken } from '../uploads/upload-token';
 import { UploadBodyError } from '../uploads/verifying-stream';
 import { streamToStore } from '../uploads/stream-to-store';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
+import { scanSummariesOfBuild } from './scans-service';
 
 export { toBuildView, type BuildView, type ArtifactView } from './builds/view';
 
@@ -110,12 +111,10 @@ export async function createUploadUrl(ctx: RequestContext, buildId: string): Pro
 
 /** The scans made of a build, oldest first. */
 export async function scansOfBuild(
-  _ctx: RequestContext,
-  _build: { id: string; appId: string },
+  ctx: RequestContext,
+  build: { id: string; appId: string },
 ): Promise<Array<{ id: string; engine: 'preview' | 'static'; grade: string; score: number }>> {
-  // The scans collection is not there yet. When it is, this is the one line to change:
-  //   return (await _ctx.repos.scans.listForBuild(_build.appId, _build.id)).map((s) => ({ id: s._id, engine: s.engine, grade: s.grade, score: s.score }));
-  return [];
+  return scanSummariesOfBuild(ctx, build);
 }
 
 /** The upload lock's lease, renewed while bytes flow: a crashed upload blocks retries for at most this long. */

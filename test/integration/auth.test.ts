@@ -1,6 +1,6 @@
 // Protects: API-key authentication (every failure is the same 401, revocation is immediate, staff tokens are not
 // API credentials), scope checks (403 insufficient_scope), tenant isolation (another app is 404), and whoami.
-import { startHarness, bearer, type Harness } from '../support/harness';
+import { startHarness, bearer, type Harness, readJson } from '../support/harness';
 import { revokeApiKey } from '../../src/services/keys-service';
 
 let h: Harness;
@@ -11,7 +11,7 @@ afterAll(async () => h.close());
 
 async function problem(res: Response) {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = await res.json();
+  const body = await readJson(res);
   const { instance, ...rest } = body;
   expect(instance).toMatch(/^urn:shieldgate:request:/);
   return rest;
@@ -23,7 +23,7 @@ describe('whoami', () => {
     const { key } = await h.newKey(appId, ['builds:read', 'threats:read']);
     const res = await h.api('/v1/whoami', { headers: bearer(key) });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await readJson(res);
     expect(body).toEqual({ appId, plan: 'indie', scopes: ['builds:read', 'threats:read'], auth: 'api_key', expiresAt: null });
     expect(JSON.stringify(body)).not.toContain(key.split('_').pop());
   });

@@ -4,6 +4,7 @@
 // POST /v1/builds/{id}/upload-url, staff reads without any uploadUrl, and the scans field.
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { artifactBytes, createBuildWithArtifact, tokenOf } from './uploads-support';
+import { untyped } from './uploads-support';
 
 let h: Harness;
 let appId: string;
@@ -23,7 +24,7 @@ it('registers a build with a declared artifact: pending, with a signed upload UR
   const res = await post({ platform: 'ios', version: '3.2.1', commit: 'deadbeef', artifact: { sizeBytes: 1234, sha256: SHA } });
   expect(res.status).toBe(201);
   expect(res.headers.get('ratelimit-limit')).toBeTruthy();
-  const build = await res.json();
+  const build = await res.json().then(untyped);
   expect(build).toMatchObject({ appId, platform: 'ios', version: '3.2.1', commit: 'deadbeef', status: 'succeeded', engine: 'preview', scans: [] });
   expect(build.id).toMatch(/^bld_[A-Za-z0-9_-]{6,40}$/);
   expect(build.artifact).toMatchObject({ status: 'pending', sizeBytes: 1234, sha256: SHA });
@@ -37,12 +38,12 @@ it('registers a build with a declared artifact: pending, with a signed upload UR
 it('registers a build without an artifact: artifact null', async () => {
   const res = await post({ platform: 'android', version: '1.0' });
   expect(res.status).toBe(201);
-  const build = await res.json();
+  const build = await res.json().then(untyped);
   expect(build.artifact).toBeNull();
   expect(build.commit).toBeNull();
   const again = await h.api(`/v1/builds/${build.id}/upload-url`, { method: 'POST', headers: bearer(key) });
   expect(again.status).toBe(409);
-  expect((await again.json()).code).toBe('artifact_not_pending');
+  expect((await again.json().then(untyped)).code).toBe('artifact_not_pending');
 });
 
 it('refuses invalid bodies with field errors', async () => {
@@ -53,17 +54,17 @@ it('refuses invalid bodies with field errors', async () => {
   ] as const) {
     const res = await post(body);
     expect(res.status).toBe(422);
-    const problem = await res.json();
+    const problem = await res.json().then(untyped);
     expect(problem.code).toBe('validation_failed');
     expect(problem.errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
   }
 });
 
 it('reads a build of its own app, and answers 404 for another app and for an unknown id', async () => {
-  const build = await (await post({ platform: 'android', version: '2.0', artifact: { sizeBytes: 10, sha256: SHA } })).json();
+  const build = await (await post({ platform: 'android', version: '2.0', artifact: { sizeBytes: 10, sha256: SHA } })).json().then(untyped);
   const own = await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) });
   expect(own.status).toBe(200);
-  const read = await own.json();
+  const read = await own.json().then(untyped);
   expect(read.id).toBe(build.id);
   expect(read.artifact.uploadUrl.startsWith(`${h.baseUrl}/v1/uploads/`)).toBe(true);
 
@@ -79,8 +80,8 @@ it('answers 403 without the needed scope', async () => {
   const writeOnly = (await h.newKey(appId, ['builds:write'])).key;
   const created = await post({ platform: 'android', version: '1' }, {}, readOnly);
   expect(created.status).toBe(403);
-  expect((await created.json()).code).toBe('insufficient_scope');
-  const build = await (await post({ platform: 'android', version: '1' }, {}, writeOnly)).json();
+  expect((await created.json().then(untyped)).code).toBe('insufficient_scope');
+  const build = await (await post({ platform: 'android', version: '1' }, {}, writeOnly)).json().then(untyped);
   const read = await h.api(`/v1/builds/${build.id}`, { headers: bearer(writeOnly) });
   expect(read.status).toBe(403);
   const url = await h.api(`/v1/builds/${build.id}/upload-url`, { method: 'POST', headers: bearer(readOnly) });
@@ -92,14 +93,14 @@ it('replays an idempotent createBuild, and refuses the key with another body', a
   const first = await post(body, { 'idempotency-key': 'build-replay-1' });
   expect(first.status).toBe(201);
   expect(first.headers.get('idempotent-replayed')).toBeNull();
-  const original = await first.json();
+  const original = await first.json().then(untyped);
   const second = await post(body, { 'idempotency-key': 'build-replay-1' });
   expect(second.status).toBe(201);
   expect(second.headers.get('idempotent-replayed')).toBe('true');
-  expect((await second.json()).id).toBe(original.id);
+  expect((await second.json().then(untyped)).id).toBe(original.id);
   const other = await post({ ...body, version: '5.1' }, { 'idempotency-key': 'build-replay-1' });
   expect(other.status).toBe(422);
-  expect((await other.json()).code).toBe('idempotency_key_reused');
+  expect((await other.json().then(untyped)).code).toBe('idempotency_key_reused');
 });
 
 it('makes one build of 50 concurrent createBuild requests with one Idempotency-Key', async () => {
@@ -109,7 +110,7 @@ it('makes one build of 50 concurrent createBuild requests with one Idempotency-K
   const responses = await Promise.all(Array.from({ length: 50 }, () => post(body, { 'idempotency-key': 'concurrent-create-1' }, k)));
   const statuses = responses.map((r) => r.status);
   expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
-  const ids = new Set((await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.json()))).map((b) => b.id));
+  const ids = new Set((await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.json().then(untyped)))).map((b) => b.id));
   expect(ids.size).toBe(1);
   expect(await h.deps.repos.builds.listForApp(app.appId, 100)).toHaveLength(1);
 });
@@ -118,22 +119,22 @@ it('issues a fresh upload URL after the first one expired', async () => {
   const { bytes, sha256 } = artifactBytes(10);
   const build = await createBuildWithArtifact(h, key, bytes, sha256);
   h.clock.advance(16 * 60 * 1000);
-  const stale = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json();
+  const stale = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json().then(untyped);
   expect(stale.artifact.status).toBe('pending');
   expect(stale.artifact.uploadUrl).toBeUndefined();
   const res = await h.api(`/v1/builds/${build.id}/upload-url`, { method: 'POST', headers: bearer(key) });
   expect(res.status).toBe(200);
-  const fresh = await res.json();
+  const fresh = await res.json().then(untyped);
   expect(fresh.artifact.uploadUrl).toBeTruthy();
   expect(new Date(fresh.artifact.uploadUrlExpiresAt).getTime()).toBe(h.clock.now().getTime() + 15 * 60 * 1000);
 });
 
 describe('/graphql for staff', () => {
   const gql = (token: string, query: string, variables: Record<string, unknown> = {}) =>
-    h.api('/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ query, variables }) }).then((r) => r.json());
+    h.api('/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ query, variables }) }).then((r) => r.json().then(untyped));
 
   it('reads builds of any app but never sees an upload URL, and cannot register builds', async () => {
-    const build = await (await post({ platform: 'android', version: '7.0', artifact: { sizeBytes: 5, sha256: SHA } })).json();
+    const build = await (await post({ platform: 'android', version: '7.0', artifact: { sizeBytes: 5, sha256: SHA } })).json().then(untyped);
     const support = await h.newStaff('support');
     const one = await gql(support, 'query($id: ID!) { build(id: $id) { id appId artifact { status uploadUrl uploadUrlExpiresAt } scans { id } } }', { id: build.id });
     expect(one.errors).toBeUndefined();

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startHarness, bearer, type Harness } from '../support/harness';
+import { startHarness, bearer, type Harness, readJson } from '../support/harness';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'shieldgate.js');
 let h: Harness;
@@ -37,7 +37,7 @@ it('creates an app and a key that the API accepts, then revokes it', async () =>
   const key = oneJson(created.stdout);
   expect(key.key).toMatch(/^svc_live_/);
   const whoami = await h.api('/v1/whoami', { headers: bearer(key.key) });
-  expect(await whoami.json()).toMatchObject({ appId: app.id, plan: 'startup', scopes: ['builds:read', 'threats:read'] });
+  expect(await readJson(whoami)).toMatchObject({ appId: app.id, plan: 'startup', scopes: ['builds:read', 'threats:read'] });
 
   const revoked = await cli(['key', 'revoke', key.id]);
   expect(revoked.code).toBe(0);

@@ -1,7 +1,7 @@
 // Protects: the error model at the REST edge: RFC 9457 problems for every error, 404/405/415/400/422 as the contract
 // lists them per operation, the version header on every response, and masked unexpected errors logged with their id.
 import { Writable } from 'node:stream';
-import { startHarness, bearer, json, type Harness } from '../support/harness';
+import { startHarness, bearer, json, type Harness, readJson } from '../support/harness';
 
 let h: Harness;
 let key: string;
@@ -17,7 +17,7 @@ async function expectProblem(res: Response, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.headers.get('service-api-version')).toBe('1.0.0');
-  const body = await res.json();
+  const body = await readJson(res);
   expect(body).toMatchObject({ type: `https://shieldgate.dev/problems/${code}`, status, code });
   expect(typeof body.title).toBe('string');
   expect(typeof body.detail).toBe('string');
@@ -35,7 +35,7 @@ it('carries Service-Api-Version on success, error and non-API responses', async 
 it('serves the contract it validates against', async () => {
   const res = await h.api('/v1/openapi.json');
   expect(res.status).toBe(200);
-  const doc = await res.json();
+  const doc = await readJson(res);
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/whoami', '/v1/builds', '/v1/uploads/{token}', '/v1/auth/oidc']));
 });

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { testBedEnv } from '../support/harness';
+import { testBedEnv, readJson } from '../support/harness';
 import { loadConfig } from '../../src/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createLogger } from '../../src/logger';
@@ -66,7 +66,7 @@ it('answers health and readiness, and drains an in-flight request on SIGTERM', a
     await waitUp(`http://127.0.0.1:${port}/healthz`);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+    expect(await readJson(ready)).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
 
     // A request whose body is still arriving when SIGTERM comes must still be answered.
     const body = JSON.stringify({ platform: 'android', version: '1.2.3', commit: null });

@@ -1,7 +1,7 @@
 // Protects: rate limits of CONTRACT.md: headers on every metered response (errors too), 429 with Retry-After and a
 // rate_limited problem, one bucket per key and one per client address for bad credentials, counters shared by
 // instances through Redis, and service continuity when Redis goes away and comes back.
-import { startHarness, bearer, type Harness } from '../support/harness';
+import { startHarness, bearer, type Harness, readJson } from '../support/harness';
 import Redis from 'ioredis';
 import { startRedis } from '../bed/servers';
 
@@ -41,7 +41,7 @@ describe('limits per plan, on the shared Redis of the test bed', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
-    const body = await refused.json();
+    const body = await readJson(refused);
     expect(body).toMatchObject({ status: 429, code: 'rate_limited', retryAfter });
 
     // Another key of the same app has its own bucket.
@@ -101,7 +101,7 @@ describe('when Redis goes away', () => {
       }
       const ready = await h.api('/readyz');
       expect(ready.status).toBe(503);
-      expect((await ready.json()).checks.redis).toBe('down');
+      expect((await readJson(ready)).checks.redis).toBe('down');
 
       await redis.restart();
       // Wait for the client to reconnect (ioredis retries on its own), then requests count in Redis again.

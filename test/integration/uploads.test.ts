@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { artifactBytes, createBuildWithArtifact, put, tokenOf } from './uploads-support';
+import { untyped } from './uploads-support';
 
 function storeEnv(kind: 'fs' | 's3'): Record<string, string> {
   if (kind === 'fs') return { ARTIFACT_STORE: 'fs' };
@@ -54,7 +55,7 @@ describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {
     expect(res.headers['service-api-version']).toBeDefined();
     expect((await readBack(build)).equals(bytes)).toBe(true);
 
-    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json();
+    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json().then(untyped);
     expect(read.artifact.status).toBe('uploaded');
     expect(read.artifact.uploadUrl).toBeUndefined();
 
@@ -85,7 +86,7 @@ describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('artifact_mismatch');
     expect(await stored(build)).toBe(false);
-    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json();
+    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json().then(untyped);
     expect(read.artifact.status).toBe('pending');
     expect((await put(build.artifact.uploadUrl, bytes)).status).toBe(200);
     expect((await readBack(build)).equals(bytes)).toBe(true);
@@ -145,7 +146,7 @@ describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {
       // A CI job whose URL expired asks for a fresh one and resumes.
       const fresh = await h.api(`/v1/builds/${build.id}/upload-url`, { method: 'POST', headers: bearer(key) });
       expect(fresh.status).toBe(200);
-      const body = await fresh.json();
+      const body = await fresh.json().then(untyped);
       expect((await put(body.artifact.uploadUrl, bytes)).status).toBe(200);
     } finally {
       h.clock.advance(-(15 * 60 * 1000 + 1000));
@@ -160,7 +161,7 @@ describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('upload_url_invalid');
     // Reading the build gives a URL signed by the new key.
-    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json();
+    const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json().then(untyped);
     expect(read.artifact.uploadUrl).not.toBe(build.artifact.uploadUrl);
     expect((await put(read.artifact.uploadUrl, bytes)).status).toBe(200);
   });

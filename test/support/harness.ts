@@ -16,6 +16,7 @@ import type { Deps } from '../../src/deps';
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey, createStaff } from '../../src/services/keys-service';
 import type { Scope } from '../../src/auth/scopes';
+import { createJobRunner, type JobRunner } from '../../src/jobs';
 
 export interface Harness {
   baseUrl: string;
@@ -27,6 +28,8 @@ export interface Harness {
   newApp(plan?: string): Promise<{ appId: string }>;
   newKey(appId: string, scopes: Scope[], mode?: 'live' | 'test'): Promise<{ id: string; key: string }>;
   newStaff(role: 'support' | 'admin'): Promise<string>;
+  /** The static-scan job runner (polling every 50 ms unless started with `jobs: false`). */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Start the clock here (default: now). */
   now?: Date;
+  /** Start the job runner (default true); a test that drives jobs step by step passes false. */
+  jobs?: boolean;
 }
 
 function requireEnv(name: string): string {
@@ -74,6 +79,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const deps = await createDeps(config, { clock, mongo, logger: createLogger(config.logLevel) });
   const { app, stop } = await createHttpApp(deps);
   server.on('request', app);
+  const jobs = createJobRunner(deps);
+  if (options.jobs !== false) jobs.start({ pollIntervalMs: 50 });
 
   return {
     baseUrl,
@@ -87,7 +94,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return { id: created.doc._id, key: created.key };
     },
     newStaff: async (role) => (await createStaff(deps, role)).token,
+    jobs,
     close: async () => {
+      await jobs.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stop();
@@ -100,3 +109,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 export const json = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+
+/** A response body as JSON, typed loosely on purpose: tests assert its shape. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const readJson = (res: Response): Promise<any> => res.json();

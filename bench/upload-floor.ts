@@ -1,0 +1,53 @@
+/**
+ * The floor for `npm run bench:upload`: the least an upload can do. A bare node:http handler that streams the body
+ * through a SHA-256 into the same kind of store the service uses (a temporary file renamed into the artifact folder,
+ * or lib-storage's Upload to the same S3 server), then answers. No framework, no token, no database.
+ */
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+
+const dir = process.env.ARTIFACT_DIR!;
+const s3 = process.env.ARTIFACT_STORE === 's3'
+  ? new S3Client({
+      endpoint: process.env.S3_ENDPOINT,
+      region: process.env.S3_REGION ?? 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: process.env.S3_ACCESS_KEY_ID!, secretAccessKey: process.env.S3_SECRET_ACCESS_KEY! },
+    })
+  : null;
+
+async function store(body: NodeJS.ReadableStream): Promise<void> {
+  const name = randomBytes(8).toString('hex');
+  if (s3) {
+    const pass = new PassThrough();
+    body.pipe(pass);
+    await new Upload({ client: s3, params: { Bucket: process.env.S3_BUCKET!, Key: `floor/${name}`, Body: pass }, partSize: 8 << 20, queueSize: 2 }).done();
+    return;
+  }
+  const temp = path.join(dir, `floor-${name}.partial`);
+  await pipeline(body, fs.createWriteStream(temp));
+  fs.renameSync(temp, path.join(dir, `floor-${name}`));
+}
+
+const server = http.createServer(async (req, res) => {
+  if (req.url === '/healthz') return void res.end('ok');
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const hasher = new Transform({
+    transform(chunk, _enc, cb) {
+      bytes += chunk.length;
+      hash.update(chunk);
+      cb(null, chunk);
+    },
+  });
+  req.pipe(hasher);
+  await store(hasher);
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes, sha256: hash.digest('hex') }));
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,0 +1,31 @@
+// Two projects so that `jest test/unit` starts no server: Jest runs a project's global setup only when the run
+// selects tests of that project. Everything under test/ that is not a unit test gets the real servers.
+/** @type {import('jest').Config['transform']} */
+const transform = {
+  // Transpile only (isolatedModules): `tsc --noEmit` is the type check, and checking per test file in every
+  // worker would cost minutes.
+  '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testTimeout: 60000,
+  maxWorkers: 2,
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+    },
+    {
+      displayName: 'integration',
+      testEnvironment: 'node',
+      transform,
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
+      globalSetup: '<rootDir>/test/bed/global-setup.ts',
+      globalTeardown: '<rootDir>/test/bed/global-teardown.ts',
+    },
+  ],
+};

@@ -1,0 +1,92 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes, isDuplicateKeyError } from './db';
+
+export type ScanJobState = 'queued' | 'running' | 'done' | 'failed';
+
+export interface ScanJobDoc {
+  _id: string; // job_...
+  appId: string;
+  buildId: string;
+  state: ScanJobState;
+  /** Claims so far, including the current one; also the fencing token of the current holder. */
+  attempts: number;
+  /** While running: the holder owns the job until then; after it, any runner may claim it again. */
+  leaseUntil: Date | null;
+  /** Not claimable before this (retry back-off). */
+  runAfter: Date;
+  /** Why the last attempt failed; internal only, never shown to clients. */
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Durable static-scan jobs, one per build. Every transition is one conditional single-document update, so several
+ * runners (in one process or many) never run one job at the same time and never overwrite each other's outcome.
+ */
+export class ScanJobsRepo {
+  static readonly collectionName = 'scan_jobs';
+  private readonly col: Collection<ScanJobDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<ScanJobDoc>(ScanJobsRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [
+      // One job per build: an upload hook that runs twice still queues the analysis once.
+      { key: { buildId: 1 }, name: 'build_unique', unique: true },
+      { key: { state: 1, runAfter: 1 }, name: 'state_run_after' },
+      { key: { appId: 1, buildId: 1 }, name: 'app_build' },
+    ]);
+  }
+  /** Queues the job; false when the build already has one. */
+  async enqueue(doc: ScanJobDoc): Promise<boolean> {
+    try {
+      await this.col.insertOne(doc);
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+  /**
+   * Claims one due job: a queued one, or a running one whose holder let its lease lapse (it crashed or hung).
+   * The filter and the update are one atomic operation, so of two runners asking at once exactly one gets it.
+   */
+  claim(now: Date, leaseMs: number): Promise<ScanJobDoc | null> {
+    return this.col.findOneAndUpdate(
+      {
+        $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lte: now } }],
+        runAfter: { $lte: now },
+      },
+      { $set: { state: 'running', leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now }, $inc: { attempts: 1 } },
+      { sort: { runAfter: 1 }, returnDocument: 'after' },
+    );
+  }
+  /**
+   * The transitions below are fenced by `attempts`: a holder whose lease lapsed and whose job was claimed again
+   * (attempts moved on) changes nothing, so the newer holder's outcome stands.
+   */
+  async renew(id: string, attempts: number, now: Date, leaseMs: number): Promise<boolean> {
+    const r = await this.col.updateOne(
+      { _id: id, state: 'running', attempts },
+      { $set: { leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now } },
+    );
+    return r.matchedCount === 1;
+  }
+  async complete(id: string, attempts: number, now: Date): Promise<boolean> {
+    return this.finish(id, attempts, { state: 'done', leaseUntil: null, updatedAt: now });
+  }
+  async retryLater(id: string, attempts: number, now: Date, runAfter: Date, lastError: string): Promise<boolean> {
+    return this.finish(id, attempts, { state: 'queued', leaseUntil: null, runAfter, lastError, updatedAt: now });
+  }
+  async fail(id: string, attempts: number, now: Date, lastError: string): Promise<boolean> {
+    return this.finish(id, attempts, { state: 'failed', leaseUntil: null, lastError, updatedAt: now });
+  }
+  private async finish(id: string, attempts: number, set: Partial<ScanJobDoc>): Promise<boolean> {
+    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: set });
+    return r.modifiedCount === 1;
+  }
+  findByBuild(appId: string, buildId: string): Promise<ScanJobDoc | null> {
+    return this.col.findOne({ appId, buildId });
+  }
+}

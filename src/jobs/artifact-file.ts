@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ArtifactStore } from '../storage/artifact-store';
+
+export interface LocalArtifact {
+  path: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Copies a stored artifact to a private temporary file. The analyser needs random access (it reads the zip's
+ * central directory, then only the entries it needs), which a streamed S3 body cannot give; the copy is streamed,
+ * so memory stays flat whatever the size. The SHA-256 is checked again on the way: a file that changed in the
+ * store since it was verified at upload is refused instead of analysed.
+ */
+export async function copyArtifactToTemp(store: ArtifactStore, key: string, fileName: string, expectedSha256: string): Promise<LocalArtifact> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'shieldgate-scan-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    const body = await store.get(key);
+    if (!body) throw new Error('artifact not found in the store');
+    const file = path.join(dir, fileName);
+    const hash = createHash('sha256');
+    const hashing = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    await pipeline(body, hashing, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+    if (hash.digest('hex') !== expectedSha256) throw new Error('stored artifact does not match its SHA-256');
+    return { path: file, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import type { ScanJobDoc, ScanJobsRepo } from '../data/scan-jobs-repo';
+
+/** What a kind of job does; `run` throws to ask for a retry, `giveUp` records the final failure for the client. */
+export interface JobHandler {
+  run(job: ScanJobDoc): Promise<void>;
+  giveUp(job: ScanJobDoc): Promise<void>;
+}
+
+export interface RunnerOptions {
+  /** Wait between polls while no job is due (real time: it only paces the loop, nothing expires by it). */
+  pollIntervalMs: number;
+  /** How long a claim holds; renewed while the job runs, so only a crashed or hung holder loses it. */
+  leaseMs: number;
+  /** After this many claims the job fails with a scan that says so, instead of being retried forever. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, leaseMs: 5 * 60_000, maxAttempts: 5 };
+
+/** Retry back-off: 10 s, 20 s, 40 s, ... at most 5 minutes (measured on the service clock). */
+export function backoffMs(attempts: number): number {
+  return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+}
+
+/** lastError is internal, but keep it short and one line. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').slice(0, 300);
+}
+
+/**
+ * Polls the scan_jobs collection and runs due jobs one at a time. Any number of runners, in one process or many,
+ * can poll the same collection: claims are atomic, so each job has one holder at a time (see ScanJobsRepo.claim).
+ */
+export class JobRunner {
+  private options: RunnerOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private loop: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly jobs: ScanJobsRepo,
+    private readonly handler: JobHandler,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    options: Partial<RunnerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_RUNNER_OPTIONS, ...options };
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
+  /** Starts polling (again) in the background. */
+  start(options: Partial<Pick<RunnerOptions, 'pollIntervalMs'>> = {}): void {
+    this.options = { ...this.options, ...options };
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the job in hand, if any, to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.loop;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.loop = this.drain().finally(() => {
+        this.loop = null;
+        if (!this.stopped) this.schedule(this.options.pollIntervalMs);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Runs due jobs until none is left (or the runner is stopped); errors are logged, never thrown. */
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.runDue())) {
+        /* next job */
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'job poll failed; retrying on next poll');
+    }
+  }
+
+  /** Claims one due job and runs it to an outcome; false when no job was due. */
+  async runDue(): Promise<boolean> {
+    const job = await this.jobs.claim(this.clock.now(), this.options.leaseMs);
+    if (!job) return false;
+    await this.process(job);
+    return true;
+  }
+
+  private async process(job: ScanJobDoc): Promise<void> {
+    const log = this.logger.child({ jobId: job._id, buildId: job.buildId, attempt: job.attempts });
+    // A holder that crashed during the last allowed attempt leaves a job that is claimed once more: give up now.
+    if (job.attempts > this.options.maxAttempts) return this.giveUp(job, job.lastError ?? 'interrupted', log);
+    const renewer = setInterval(() => {
+      this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs).catch((err) => log.warn({ err }, 'job lease renewal failed'));
+    }, Math.max(1_000, Math.floor(this.options.leaseMs / 3)));
+    renewer.unref();
+    try {
+      await this.handler.run(job);
+      clearInterval(renewer);
+      await this.jobs.complete(job._id, job.attempts, this.clock.now());
+      log.info('scan job done');
+    } catch (err) {
+      clearInterval(renewer);
+      const reason = describe(err);
+      if (job.attempts >= this.options.maxAttempts) return this.giveUp(job, reason, log);
+      const now = this.clock.now();
+      await this.jobs.retryLater(job._id, job.attempts, now, new Date(now.getTime() + backoffMs(job.attempts)), reason);
+      log.warn({ reason }, 'scan job failed; retrying later');
+    }
+  }
+
+  /** The final scan is written before the job is marked failed: a crash in between only repeats this step. */
+  private async giveUp(job: ScanJobDoc, reason: string, log: Logger): Promise<void> {
+    // Only the current holder may write the failure: a holder whose lease lapsed must not pre-empt the scan of the
+    // runner that took the job over.
+    if (!(await this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs))) return;
+    await this.handler.giveUp(job);
+    await this.jobs.fail(job._id, job.attempts, this.clock.now(), reason);
+    log.error({ reason }, 'scan job failed for good');
+  }
+}

@@ -1,0 +1,65 @@
+import type { Deps } from '../deps';
+import type { ScanJobDoc } from '../data/scan-jobs-repo';
+import type { ScanDoc } from '../data/scans-repo';
+import type { Finding } from '../scan';
+import { analyzePackage } from '../scan/static';
+import { appName, scanDoc } from '../services/scans-service';
+import { copyArtifactToTemp } from './artifact-file';
+
+/**
+ * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
+ * marking the job done is retried, and the retry's write hits the same id, so a build never gets two static scans.
+ */
+export function staticScanId(job: Pick<ScanJobDoc, '_id'>): string {
+  return `scn_${job._id.replace(/^job_/, '')}`;
+}
+
+/** Analyses the uploaded package of the job's build and writes its static scan (once). Throws to ask for a retry. */
+export async function runScanJob(deps: Deps, job: ScanJobDoc): Promise<void> {
+  const scanId = staticScanId(job);
+  if (await deps.repos.scans.findById(job.appId, scanId)) return; // written by an earlier attempt
+  const build = await deps.repos.builds.findById(job.appId, job.buildId);
+  if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
+
+  const fileName = `${build._id}.${build.platform === 'ios' ? 'ipa' : 'apk'}`;
+  const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
+  let analysis: Awaited<ReturnType<typeof analyzePackage>>;
+  try {
+    analysis = await analyzePackage(local.path, build.platform, { now: deps.clock.now() });
+  } finally {
+    await local.cleanup();
+  }
+  // A package that could not be read names no app: the target is then the app and version the build declared,
+  // never the name of our temporary file.
+  const named = analysis.target.name !== fileName;
+  const target = named
+    ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
+    : { platform: build.platform, name: await appName(deps, build.appId), version: build.version };
+  await deps.repos.scans.insertOnce(staticScan(deps, job, target, analysis.findings));
+}
+
+/** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
+export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> {
+  const build = await deps.repos.builds.findById(job.appId, job.buildId);
+  const target = {
+    platform: build?.platform ?? 'android',
+    name: await appName(deps, job.appId),
+    version: build?.version ?? null,
+  };
+  await deps.repos.scans.insertOnce(staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
+}
+
+function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[]): ScanDoc {
+  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, createdAt: deps.clock.now() });
+}
+
+// The cause (a storage outage, a corrupted stored object) stays in the job's lastError: it is internal detail.
+function incompleteFinding(attempts: number): Finding {
+  return {
+    id: 'scan.incomplete',
+    severity: 'high',
+    title: 'Static analysis could not complete',
+    detail: `The uploaded package could not be analysed after ${attempts} attempts (it could not be read back from artifact storage, or the analysis was interrupted each time). This scan says nothing about the app's security.`,
+    fix: 'Register the build again and upload the same package to its new upload URL; if this scan repeats, contact support with this scan id.',
+  };
+}

@@ -1,0 +1,119 @@
+import type { RequestContext } from '../context';
+import type { Deps } from '../deps';
+import type { Principal } from '../auth/principal';
+import { appFilter, authorize } from '../auth/authorize';
+import type { BuildDoc } from '../data/builds-repo';
+import type { ScanDoc, ScanEngine } from '../data/scans-repo';
+import { newId } from '../ids';
+import { previewFindings, scoreAndGrade, type Finding, type PreviewMeta } from '../scan';
+
+export interface ScanView {
+  id: string;
+  appId: string;
+  buildId: string;
+  engine: ScanEngine;
+  grade: string;
+  score: number;
+  target: ScanDoc['target'];
+  findings: Finding[];
+  createdAt: Date;
+}
+
+export interface ScanSummary {
+  id: string;
+  engine: ScanEngine;
+  grade: string;
+  score: number;
+}
+
+/** Document -> the Scan the API shows. */
+export function toScanView(doc: ScanDoc): ScanView {
+  return {
+    id: doc._id,
+    appId: doc.appId,
+    buildId: doc.buildId,
+    engine: doc.engine,
+    grade: doc.grade,
+    score: doc.score,
+    target: doc.target,
+    findings: doc.findings,
+    createdAt: doc.createdAt,
+  };
+}
+
+/** A scan of the credential's app (staff: any app); null for an unknown id or another app's scan. */
+export async function getScan(ctx: RequestContext, id: string): Promise<ScanView | null> {
+  const access = authorize(ctx, 'scans:read', { write: false });
+  const doc = await ctx.repos.scans.findById(appFilter(access), id);
+  return doc && toScanView(doc);
+}
+
+/** The scans made of a build, oldest first. The caller has already been allowed to read the build. */
+export async function scanSummariesOfBuild(ctx: { repos: Deps['repos'] }, build: { id: string; appId: string }): Promise<ScanSummary[]> {
+  const docs = await ctx.repos.scans.listForBuild(build.appId, build.id);
+  return docs.map((s) => ({ id: s._id, engine: s.engine, grade: s.grade, score: s.score }));
+}
+
+/** A scan document with its score and grade computed from its findings (the only place both are derived). */
+export function scanDoc(fields: Omit<ScanDoc, 'score' | 'grade'>): ScanDoc {
+  return { ...fields, ...scoreAndGrade(fields.findings) };
+}
+
+/** How the build was registered, as the preview rules see it; null for a principal that cannot register builds. */
+function keyMode(principal: Principal): PreviewMeta['keyMode'] | null {
+  switch (principal.kind) {
+    case 'api_key':
+      return principal.mode;
+    case 'oidc':
+      return 'oidc';
+    case 'staff':
+    case 'anonymous':
+      return null;
+  }
+}
+
+/** The display name of a scan target: the app's name, or its id when the app has gone. */
+export async function appName(deps: Deps, appId: string): Promise<string> {
+  return (await deps.repos.apps.findById(appId))?.name ?? appId;
+}
+
+/** The preview scan of a freshly registered build: rules over what was declared, made synchronously. */
+export async function createPreviewScan(deps: Deps, build: BuildDoc, principal: Principal): Promise<ScanDoc | null> {
+  const mode = keyMode(principal);
+  if (mode === null) return null;
+  const findings = previewFindings({
+    platform: build.platform,
+    version: build.version,
+    commit: build.commit,
+    artifact: build.artifact && { sizeBytes: build.artifact.sizeBytes, sha256: build.artifact.sha256 },
+    keyMode: mode,
+  });
+  const doc = scanDoc({
+    _id: newId('scn'),
+    appId: build.appId,
+    buildId: build._id,
+    engine: 'preview',
+    target: { platform: build.platform, name: await appName(deps, build.appId), version: build.version },
+    findings,
+    createdAt: deps.clock.now(),
+  });
+  await deps.repos.scans.insertOnce(doc);
+  return doc;
+}
+
+/** Queues the static scan of an uploaded artifact as a durable job; a second call for the same build does nothing. */
+export async function queueStaticScan(deps: Deps, build: BuildDoc): Promise<boolean> {
+  const now = deps.clock.now();
+  return deps.repos.scanJobs.enqueue({
+    _id: newId('job'),
+    appId: build.appId,
+    buildId: build._id,
+    state: 'queued',
+    attempts: 0,
+    leaseUntil: null,
+    runAfter: now,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+}

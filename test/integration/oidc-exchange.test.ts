@@ -1,0 +1,390 @@
+// Protects: POST /v1/auth/oidc end to end with a real loopback issuer and real signed tokens: a matching rule gives a
+// 10-minute access token with the union of the matching rules' scopes; every refusal (whatever its cause, jose's
+// TypeErrors included) is the same 401 and its reason goes only to the audit trail (`oidc.denied`, with the sub,
+// never the token); each jti is exchanged once, also under a race between two instances; access tokens work where
+// their scopes allow, never on rules or device operations, share one rate-limit bucket per rule, and are cut off at
+// once by deleting a rule or revoking the service key. Tokens never reach a stored document or a log line.
+import { randomInt } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { startHarness, bearer, json, type Harness } from '../support/harness';
+import { hs256, startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
+import { createLogger } from '../../src/logger';
+import { PLAN_LIMITS } from '../../src/rate-limit/plans';
+import type { AuditDoc } from '../../src/data/audit-repo';
+
+// Response bodies are read as any: each test states the shape it expects.
+const readJson = (res: Response): Promise<any> => res.json();
+const WORKFLOW = 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main';
+let issuer: OidcIssuer;
+let h: Harness;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  issuer = await startOidcIssuer();
+  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on' } });
+  // Capture every log line the service writes, to prove no token ever reaches one.
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  h.deps.logger = createLogger('trace', sink);
+});
+afterAll(async () => {
+  await h.close();
+  await issuer.close();
+});
+
+const claims = (overrides: Record<string, unknown> = {}) => issuer.claims({ audience: h.baseUrl, now: h.clock.now() }, overrides);
+// Each request from its own client address: the anonymous rate-limit bucket is per address and shared by the run.
+const clientAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+
+function exchange(token: string, appId: string) {
+  return h.api('/v1/auth/oidc', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': clientAddress() },
+    body: JSON.stringify({ token, appId }),
+  });
+}
+
+async function newAppWithRules(rules: Array<Record<string, unknown>>, plan = 'startup') {
+  const { appId } = await h.newApp(plan);
+  const admin = await h.newKey(appId, ['rules:write', 'rules:read']);
+  const ids: string[] = [];
+  for (const rule of rules) {
+    const res = await h.api(`/v1/apps/${appId}/oidc-rules`, { method: 'POST', headers: json(admin.key), body: JSON.stringify(rule) });
+    expect(res.status).toBe(201);
+    ids.push((await readJson(res)).id);
+    h.clock.advance(1000); // distinct createdAt: "earliest-created" is unambiguous
+  }
+  return { appId, adminKey: admin.key, ruleIds: ids };
+}
+
+async function accessTokenFor(appId: string, overrides: Record<string, unknown> = {}) {
+  const res = await exchange(issuer.sign(claims(overrides)), appId);
+  expect(res.status).toBe(200);
+  return (await readJson(res)) as { accessToken: string; scopes: string[]; expiresIn: number; appId: string; tokenType: string };
+}
+
+async function auditOf(appId: string, action?: AuditDoc['action']): Promise<AuditDoc[]> {
+  return (await h.deps.repos.audit.list(appId, { limit: 100, action })).data;
+}
+
+const MAIN_RULE = { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/main', scopes: ['builds:write'] };
+
+describe('a successful exchange', () => {
+  it('answers a 10-minute access token with the union of the matching rules, and audits it', async () => {
+    const { appId, ruleIds } = await newAppWithRules([
+      MAIN_RULE,
+      { subjectPattern: 'repo:acme/mobile-*:ref:refs/heads/*', workflowRef: WORKFLOW, scopes: ['builds:read', 'scans:read'] },
+      { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev', scopes: ['threats:read'] }, // does not match
+    ]);
+    const res = await exchange(issuer.sign(claims()), appId);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = await readJson(res);
+    expect(body).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 600, scopes: ['builds:write', 'builds:read', 'scans:read'], appId });
+
+    const who = await h.api('/v1/whoami', { headers: bearer(body.accessToken) });
+    expect(who.status).toBe(200);
+    expect(await readJson(who)).toEqual({
+      appId,
+      plan: 'startup',
+      scopes: ['builds:write', 'builds:read', 'scans:read'],
+      auth: 'oidc',
+      expiresAt: new Date(Math.floor(h.clock.now().getTime() / 1000) * 1000 + 600_000).toISOString(),
+    });
+
+    const [entry] = await auditOf(appId, 'oidc.exchanged');
+    expect(entry).toMatchObject({ subject: 'repo:acme/mobile-app:ref:refs/heads/main', ruleId: ruleIds[0], reason: null });
+    expect(entry.details.rules).toBe(`${ruleIds[0]} ${ruleIds[1]}`);
+  });
+
+  it('matches a subject in the immutable form against a rule written with names, honouring id pins', async () => {
+    const sub = 'repo:acme@4242/mobile-app@123456789:ref:refs/heads/main';
+    const pinned = await newAppWithRules([{ ...MAIN_RULE, repositoryId: '123456789', repositoryOwnerId: '4242' }]);
+    expect((await exchange(issuer.sign(claims({ sub })), pinned.appId)).status).toBe(200);
+    const otherRepo = await newAppWithRules([{ ...MAIN_RULE, repositoryId: '999' }]);
+    expect((await exchange(issuer.sign(claims({ sub })), otherRepo.appId)).status).toBe(401);
+    const otherOwner = await newAppWithRules([{ ...MAIN_RULE, repositoryOwnerId: '1' }]);
+    expect((await exchange(issuer.sign(claims()), otherOwner.appId)).status).toBe(401);
+    expect((await auditOf(otherRepo.appId, 'oidc.denied'))[0].reason).toBe('not_trusted');
+  });
+
+  it('requires workflowRef and environment exactly', async () => {
+    const { appId } = await newAppWithRules([
+      { subjectPattern: 'repo:acme/mobile-app:environment:production', environment: 'production', workflowRef: WORKFLOW, scopes: ['builds:write'] },
+    ]);
+    const sub = 'repo:acme/mobile-app:environment:production';
+    expect((await exchange(issuer.sign(claims({ sub, environment: 'production' })), appId)).status).toBe(200);
+    expect((await exchange(issuer.sign(claims({ sub, environment: 'Production' })), appId)).status).toBe(401);
+    expect((await exchange(issuer.sign(claims({ sub, environment: undefined })), appId)).status).toBe(401);
+    const otherWorkflow = 'acme/mobile-app/.github/workflows/lint.yml@refs/heads/main';
+    expect((await exchange(issuer.sign(claims({ sub, environment: 'production', job_workflow_ref: otherWorkflow })), appId)).status).toBe(401);
+  });
+});
+
+describe('every refusal is the same 401', () => {
+  it('answers identical status, headers and body (apart from the request id) whatever the cause; the reason goes to the audit', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const { appId: noRulesApp } = await h.newApp();
+    const replayed = issuer.sign(claims());
+    expect((await exchange(replayed, appId)).status).toBe(200);
+    const pem = issuer.keys.rsa.publicJwk;
+    const brokenEc = issuer.newKey('ES256', 'broken-ec');
+    brokenEc.publicJwk = { ...brokenEc.publicJwk, x: Buffer.alloc(32, 1).toString('base64url'), y: Buffer.alloc(32, 2).toString('base64url') };
+    issuer.publish([...Object.values(issuer.keys), brokenEc]);
+    h.clock.advance(61_000); // past the refetch cooldown, so the new kid is looked up
+    const now = Math.floor(h.clock.now().getTime() / 1000);
+    const impostor = issuer.newKey('RS256', issuer.keys.rsa.kid);
+
+    const cases: Array<[string, string, string, string | null]> = [
+      // [label, token, app, expected reason (null: nothing to audit against)]
+      ['unknown app', issuer.sign(claims()), 'app_doesnotexist00', null],
+      ['no rules', issuer.sign(claims()), noRulesApp, 'not_trusted'],
+      ['other branch', issuer.sign(claims({ sub: 'repo:acme/mobile-app:ref:refs/heads/dev' })), appId, 'not_trusted'],
+      ['sub of another repository', issuer.sign(claims({ sub: 'repo:evil/mobile-app:ref:refs/heads/main' })), appId, 'subject_mismatch'],
+      ['expired', issuer.sign(claims({ iat: now - 400, nbf: now - 400, exp: now - 61 })), appId, 'expired'],
+      ['replayed', replayed, appId, 'replayed'],
+      ['bad signature', issuer.sign(claims(), { key: impostor }), appId, 'bad_signature'],
+      ['pull_request', issuer.sign(claims({ event_name: 'pull_request' })), appId, 'pull_request'],
+      ['pull_request_target', issuer.sign(claims({ event_name: 'pull_request_target' })), appId, 'pull_request'],
+      ['audience array', issuer.sign(claims({ aud: [h.baseUrl] })), appId, 'audience'],
+      ['other issuer', issuer.sign(claims({ iss: 'https://token.actions.githubusercontent.com' })), appId, 'issuer'],
+      ['lifetime', issuer.sign(claims({ exp: now + 3601 })), appId, 'lifetime'],
+      ['no jti', issuer.sign(claims({ jti: undefined })), appId, 'missing_claim'],
+      ['alg none', issuer.forge({ alg: 'none', kid: issuer.keys.rsa.kid }, claims(), () => Buffer.from('x')), appId, 'algorithm'],
+      ['HS256 with the public key', issuer.forge({ alg: 'HS256', kid: issuer.keys.rsa.kid }, claims(), hs256(JSON.stringify(pem))), appId, 'algorithm'],
+      ['embedded jwk', issuer.sign(claims(), { header: { jwk: issuer.newKey('RS256', 'x').publicJwk } }), appId, 'forbidden_header'],
+      ['jku', issuer.sign(claims(), { header: { jku: 'https://attacker.example/jwks' } }), appId, 'forbidden_header'],
+      ['nested JWT', issuer.sign(claims(), { header: { cty: 'JWT' } }), appId, 'forbidden_header'],
+      ['no kid', issuer.sign(claims(), { header: { kid: undefined } }), appId, 'no_kid'],
+      ['RSA-1024', issuer.sign(claims(), { key: issuer.keys.weakRsa }), appId, 'key_size'],
+      ['TypeError inside jose', issuer.sign(claims(), { key: brokenEc }), appId, 'malformed'],
+      ['not a JWT', 'x'.repeat(40), appId, 'malformed'],
+    ];
+
+    const answers = new Set<string>();
+    for (const [label, token, app] of cases) {
+      const res = await exchange(token, app);
+      const body = await readJson(res);
+      const { instance, ...rest } = body;
+      expect(instance).toMatch(/^urn:shieldgate:request:/);
+      const headers = [...res.headers.entries()].filter(([name]) => !['date', 'x-request-id', 'ratelimit-reset'].includes(name));
+      answers.add(JSON.stringify({ status: res.status, headers, body: rest }));
+      expect({ label, status: res.status }).toEqual({ label, status: 401 });
+    }
+    expect(answers.size).toBe(1);
+    const [answer] = [...answers].map((text) => JSON.parse(text));
+    expect(answer.body).toEqual({
+      type: 'https://shieldgate.dev/problems/unauthorized',
+      title: 'Unauthorized',
+      status: 401,
+      code: 'unauthorized',
+      detail: 'The token could not be exchanged.',
+    });
+
+    // The reasons, newest first in the audit: one entry per refusal against an existing app, in order.
+    const expected = cases.filter(([, , , reason]) => reason !== null);
+    const denied = [...(await auditOf(appId, 'oidc.denied')), ...(await auditOf(noRulesApp, 'oidc.denied'))];
+    for (const [label, , app, reason] of expected) {
+      expect({ label, found: denied.some((d) => d.appId === app && d.reason === reason) }).toEqual({ label, found: true });
+    }
+    expect(denied).toHaveLength(expected.length);
+    // The subject is recorded once the signature is verified, and never when it is not.
+    expect(denied.find((d) => d.reason === 'subject_mismatch')?.subject).toBe('repo:evil/mobile-app:ref:refs/heads/main');
+    expect(denied.find((d) => d.reason === 'expired')?.subject).toBe('repo:acme/mobile-app:ref:refs/heads/main');
+    expect(denied.find((d) => d.reason === 'bad_signature')?.subject).toBeNull();
+    expect(denied.find((d) => d.reason === 'algorithm')?.subject).toBeNull();
+    // An unknown app has no trail: it is logged, without the token.
+    expect(logLines.some((line) => line.includes('"reason":"unknown_app"') && line.includes('app_doesnotexist00'))).toBe(true);
+    issuer.publish(Object.values(issuer.keys));
+  });
+
+  it('refuses an oversized token: 400 by the contract over REST, refused before parsing through GraphQL', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const big = issuer.sign(claims({ padding: 'x'.repeat(9000) }));
+    const res = await exchange(big, appId);
+    expect(res.status).toBe(400);
+    expect((await readJson(res)).code).toBe('validation_failed');
+    const admin = await h.newStaff('admin');
+    const gql = await h.api('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(admin) },
+      body: JSON.stringify({ query: 'mutation($t: String!, $a: ID!) { exchangeOidcToken(token: $t, appId: $a) { accessToken } }', variables: { t: big, a: appId } }),
+    });
+    const body = await readJson(gql);
+    expect(body.errors[0].extensions.code).toBe('unauthorized');
+    expect((await auditOf(appId, 'oidc.denied'))[0].reason).toBe('too_long');
+  });
+
+  it('lets the app owner read why exchanges were refused (rules:read), never seeing a token', async () => {
+    const { appId, adminKey } = await newAppWithRules([MAIN_RULE]);
+    const token = issuer.sign(claims({ event_name: 'pull_request' }));
+    expect((await exchange(token, appId)).status).toBe(401);
+    const res = await h.api(`/v1/apps/${appId}/audit-events?action=oidc.denied`, { headers: bearer(adminKey) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(JSON.parse(text).data[0]).toMatchObject({ action: 'oidc.denied', reason: 'pull_request', subject: 'repo:acme/mobile-app:ref:refs/heads/main' });
+    expect(text).not.toContain(token.split('.')[2]);
+  });
+});
+
+describe('each jti is exchanged once', () => {
+  it('gives exactly one 200 among parallel exchanges of one token, and keeps refusing it inside the tolerance', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const token = issuer.sign(claims());
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => exchange(token, appId).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(19);
+    expect((await auditOf(appId, 'oidc.denied')).every((d) => d.reason === 'replayed')).toBe(true);
+    h.clock.advance(300_000 + 50_000); // past exp, inside the tolerance
+    expect((await exchange(token, appId)).status).toBe(401);
+    expect((await auditOf(appId, 'oidc.denied'))[0].reason).toBe('replayed');
+  });
+
+  it('stores each jti until exp + tolerance, checked against the stored expiresAt', async () => {
+    const now = h.clock.now();
+    const until = new Date(now.getTime() + 60_000);
+    expect(await h.deps.repos.jtis.claim(issuer.url, 'jti-kept', now, until)).toBe(true);
+    expect(await h.deps.repos.jtis.claim(issuer.url, 'jti-kept', new Date(until.getTime() - 1), until)).toBe(false);
+    expect(await h.deps.repos.jtis.claim('https://another.issuer', 'jti-kept', now, until)).toBe(true); // per issuer
+    expect(await h.deps.repos.jtis.claim(issuer.url, 'jti-kept', until, until)).toBe(true); // expired record: taken over
+  });
+
+  it('gives exactly one winner across two instances sharing the database', async () => {
+    const second = await startHarness({
+      now: h.clock.now(),
+      env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', MONGODB_DATABASE: h.config.mongodbDatabase, PUBLIC_BASE_URL: h.baseUrl },
+    });
+    try {
+      const { appId } = await newAppWithRules([MAIN_RULE]);
+      const token = issuer.sign(claims());
+      const post = (base: string) =>
+        fetch(`${base}/v1/auth/oidc`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': clientAddress() },
+          body: JSON.stringify({ token, appId }),
+        }).then((r) => r.status);
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? second.baseUrl : h.baseUrl)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(9);
+    } finally {
+      // Close without dropping the shared database (the first instance owns it).
+      await closeWithoutDrop(second);
+    }
+  });
+});
+
+async function closeWithoutDrop(instance: Harness): Promise<void> {
+  const drop = instance.deps.db.dropDatabase.bind(instance.deps.db);
+  instance.deps.db.dropDatabase = (async () => true) as typeof drop;
+  await instance.close();
+}
+
+describe('access tokens', () => {
+  it('work where their scopes allow and never on rules operations', async () => {
+    const { appId } = await newAppWithRules([{ ...MAIN_RULE, scopes: ['builds:write', 'builds:read'] }]);
+    const { accessToken } = await accessTokenFor(appId);
+    const created = await h.api('/v1/builds', { method: 'POST', headers: json(accessToken), body: JSON.stringify({ platform: 'android', version: '1.0.0' }) });
+    expect(created.status).toBe(201);
+    const build = await readJson(created);
+    expect((await h.api(`/v1/builds/${build.id}`, { headers: bearer(accessToken) })).status).toBe(200);
+    for (const [path, method, body] of [
+      [`/v1/apps/${appId}/oidc-rules`, 'GET', undefined],
+      [`/v1/apps/${appId}/oidc-rules`, 'POST', { subjectPattern: 'repo:acme/x:ref:refs/heads/main', scopes: ['builds:read'] }],
+      [`/v1/apps/${appId}/oidc-rules/rul_doesnotmatter`, 'DELETE', undefined],
+      [`/v1/apps/${appId}/audit-events`, 'GET', undefined],
+    ] as const) {
+      const res = await h.api(path, { method, headers: json(accessToken), body: body && JSON.stringify(body) });
+      expect({ path, method, status: res.status }).toEqual({ path, method, status: 403 });
+    }
+  });
+
+  it('stop working at once when a rule that produced them is deleted', async () => {
+    const { appId, adminKey, ruleIds } = await newAppWithRules([MAIN_RULE, { ...MAIN_RULE, scopes: ['builds:read'] }, { ...MAIN_RULE, subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev' }]);
+    const both = await accessTokenFor(appId);
+    const devOnly = await accessTokenFor(appId, { sub: 'repo:acme/mobile-app:ref:refs/heads/dev' });
+    expect((await h.api('/v1/whoami', { headers: bearer(both.accessToken) })).status).toBe(200);
+    expect((await h.api(`/v1/apps/${appId}/oidc-rules/${ruleIds[1]}`, { method: 'DELETE', headers: bearer(adminKey) })).status).toBe(204);
+    expect((await h.api('/v1/whoami', { headers: bearer(both.accessToken) })).status).toBe(401);
+    expect((await h.api('/v1/whoami', { headers: bearer(devOnly.accessToken) })).status).toBe(200);
+  });
+
+  it('stop working at once when the service key is revoked, and expire after 10 minutes', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const before = await accessTokenFor(appId);
+    expect((await h.api('/v1/whoami', { headers: bearer(before.accessToken) })).status).toBe(200);
+    await h.deps.signingKeys.rotate({ revokePrevious: true });
+    expect((await h.api('/v1/whoami', { headers: bearer(before.accessToken) })).status).toBe(401);
+
+    const after = await accessTokenFor(appId);
+    h.clock.advance(599_000);
+    expect((await h.api('/v1/whoami', { headers: bearer(after.accessToken) })).status).toBe(200);
+    h.clock.advance(1_000);
+    expect((await h.api('/v1/whoami', { headers: bearer(after.accessToken) })).status).toBe(401);
+  });
+
+  it('share one rate-limit bucket per rule: the earliest-created matching rule', async () => {
+    const { appId } = await newAppWithRules(
+      [MAIN_RULE, { ...MAIN_RULE, scopes: ['builds:read'] }, { ...MAIN_RULE, subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev' }],
+      'hatchling',
+    );
+    const jobA = await accessTokenFor(appId);
+    const jobB = await accessTokenFor(appId);
+    const devJob = await accessTokenFor(appId, { sub: 'repo:acme/mobile-app:ref:refs/heads/dev' });
+    const remaining = async (token: string) => {
+      const res = await h.api('/v1/whoami', { headers: bearer(token) });
+      expect(res.headers.get('ratelimit-limit')).toBe(String(PLAN_LIMITS.hatchling));
+      return Number(res.headers.get('ratelimit-remaining'));
+    };
+    const first = await remaining(jobA.accessToken);
+    expect(await remaining(jobB.accessToken)).toBe(first - 1);
+    expect(await remaining(jobA.accessToken)).toBe(first - 2);
+    expect(await remaining(devJob.accessToken)).toBe(PLAN_LIMITS.hatchling - 1);
+  });
+
+  it('are refused when tampered with or signed by another key', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const { accessToken } = await accessTokenFor(appId);
+    const [header, payload, signature] = accessToken.split('.');
+    const claimsOf = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claimsOf, scopes: ['builds:write', 'rules:write', 'attest:verify'] })).toString('base64url');
+    expect((await h.api('/v1/whoami', { headers: bearer(`${header}.${widened}.${signature}`) })).status).toBe(401);
+    // Even a token the service itself signed carries no rules or device scope past verification.
+    const overreaching = await h.deps.signingKeys.sign(
+      'access',
+      { ...claimsOf, scopes: ['builds:write', 'rules:write', 'rules:read', 'attest:verify', 'events:ingest'] },
+      new Date(claimsOf.exp * 1000),
+    );
+    const who = await h.api('/v1/whoami', { headers: bearer(overreaching) });
+    expect((await readJson(who)).scopes).toEqual(['builds:write']);
+    // An OIDC token of the CI provider is not an access token.
+    expect((await h.api('/v1/whoami', { headers: bearer(issuer.sign(claims())) })).status).toBe(401);
+  });
+});
+
+describe('secrets', () => {
+  it('never stores or logs an OIDC token or an access token', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const good = issuer.sign(claims());
+    const refused = issuer.sign(claims({ event_name: 'pull_request' }));
+    const forged = issuer.sign(claims(), { key: issuer.newKey('RS256', issuer.keys.rsa.kid) });
+    const res = await exchange(good, appId);
+    const { accessToken } = await readJson(res);
+    await exchange(good, appId); // replay
+    await exchange(refused, appId);
+    await exchange(forged, appId);
+    await h.api('/v1/whoami', { headers: bearer(accessToken) });
+    expect(logLines.some((line) => line.includes('oidc exchange refused'))).toBe(true); // the capture works
+
+    const secrets = [good, refused, forged, accessToken].flatMap((t) => t.split('.').slice(1)); // payloads and signatures
+    const stored: string[] = [];
+    for (const { name } of await h.deps.db.listCollections().toArray()) {
+      for (const doc of await h.deps.db.collection(name).find({}).toArray()) stored.push(JSON.stringify(doc));
+    }
+    const everything = [...stored, ...logLines].join('\n');
+    for (const secret of secrets) expect(everything.includes(secret)).toBe(false);
+  });
+});

@@ -1,0 +1,150 @@
+// Protects: the durable static-scan job, on the S3 store. An upload queues exactly one job per build; a claim is
+// atomic, so concurrent runners never run one job twice; a runner that crashed (its lease lapsed) has its job
+// retried, and a crash after the scan was written still leaves one static scan; a job that keeps failing ends,
+// after the last attempt, as `failed` with a scan saying the analysis could not complete (never a stuck job, never
+// internal detail in the finding); back-off is measured on the service clock.
+import { randomBytes } from 'node:crypto';
+import { startHarness, type Harness } from '../support/harness';
+import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
+import { createJobRunner, DEFAULT_RUNNER_OPTIONS, staticScanId } from '../../src/jobs';
+import { runScanJob } from '../../src/jobs/scan-job';
+import { onArtifactUploaded } from '../../src/services/build-hooks';
+import { getBuild, getScan, uploadPackage } from './scans-support';
+
+function s3Env(): Record<string, string> {
+  const env: Record<string, string> = {
+    ARTIFACT_STORE: 's3',
+    S3_BUCKET: `scans-${randomBytes(4).toString('hex')}`,
+    S3_ENDPOINT: process.env.TEST_S3_ENDPOINT ?? '',
+    S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
+  };
+  const accessKeyId = process.env.TEST_S3_ACCESS_KEY_ID ?? process.env.AWS_ACCESS_KEY_ID;
+  const secret = process.env.TEST_S3_SECRET_ACCESS_KEY ?? process.env.AWS_SECRET_ACCESS_KEY;
+  if (accessKeyId && secret) Object.assign(env, { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secret });
+  return env;
+}
+
+let h: Harness;
+let appId: string;
+let key: string;
+let apk: string;
+
+beforeAll(async () => {
+  // No background runner: each test claims and runs jobs itself, step by step.
+  h = await startHarness({ env: s3Env(), jobs: false });
+  appId = (await h.newApp('scale')).appId;
+  key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'])).key;
+  apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35, application: { 'android:debuggable': 'true' } }), sign: 'release' });
+});
+afterAll(async () => {
+  await h.close();
+  await cleanupFixtures();
+});
+
+const staticScans = async (buildId: string) => (await getBuild(h, key, buildId)).scans.filter((s: any) => s.engine === 'static');
+const job = async (buildId: string) => (await h.deps.repos.scanJobs.findByBuild(appId, buildId))!;
+
+it('queues one job per upload, however often the upload hook runs, and runs it from the S3 store', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const queued = await job(uploaded.id);
+  expect(queued).toMatchObject({ state: 'queued', attempts: 0, leaseUntil: null });
+  const doc = (await h.deps.repos.builds.findById(appId, uploaded.id))!;
+  await onArtifactUploaded(h.deps, doc);
+  expect((await job(uploaded.id))._id).toBe(queued._id);
+
+  expect(await staticScans(uploaded.id)).toEqual([]);
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await h.jobs.runDue()).toBe(false);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 1 });
+  const [scan] = await staticScans(uploaded.id);
+  expect(scan.id).toBe(staticScanId(queued));
+  expect((await getScan(h, key, scan.id)).body.findings.map((f: any) => f.id)).toContain('android.debuggable');
+});
+
+it('retries the job of a runner that crashed after writing its scan, once its lease lapsed: one scan', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  // A runner claims the job, writes the scan, and dies before marking the job done.
+  const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
+  expect(claimed.buildId).toBe(uploaded.id);
+  await runScanJob(h.deps, claimed);
+  expect(await staticScans(uploaded.id)).toHaveLength(1);
+
+  // While the lease holds, nobody else takes the job.
+  h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs - 1_000);
+  expect(await h.jobs.runDue()).toBe(false);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'running', attempts: 1 });
+
+  h.clock.advance(2_000);
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 2 });
+  const scans = await staticScans(uploaded.id);
+  expect(scans).toHaveLength(1);
+  expect(scans[0].id).toBe(staticScanId(claimed));
+});
+
+it('retries a job whose runner crashed before writing anything, and the late runner cannot overwrite the outcome', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const stale = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
+  h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs + 1);
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await staticScans(uploaded.id)).toHaveLength(1);
+  // The first holder wakes up: its attempt number is stale, so its outcome changes nothing.
+  expect(await h.deps.repos.scanJobs.retryLater(stale._id, stale.attempts, h.clock.now(), h.clock.now(), 'late')).toBe(false);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 2, lastError: null });
+});
+
+it('never lets two runners run one job: 6 jobs, 3 runners polling at once, one attempt and one scan each', async () => {
+  const builds = [];
+  for (let i = 0; i < 6; i++) builds.push(await uploadPackage(h, key, apk, 'android'));
+  const runners = [createJobRunner(h.deps), createJobRunner(h.deps), createJobRunner(h.deps)];
+  const ran = { count: 0 };
+  await Promise.all(
+    runners.map(async (r) => {
+      while (await r.runDue()) ran.count++;
+    }),
+  );
+  expect(ran.count).toBe(6);
+  for (const b of builds) {
+    expect(await job(b.id)).toMatchObject({ state: 'done', attempts: 1 });
+    expect(await staticScans(b.id)).toHaveLength(1);
+  }
+});
+
+it('backs off on the service clock, then fails for good with a scan that says the analysis could not complete', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const doc = (await h.deps.repos.builds.findById(appId, uploaded.id))!;
+  await h.deps.artifacts.delete(doc.artifact!.storageKey); // the stored package is gone: every attempt fails
+
+  const max = DEFAULT_RUNNER_OPTIONS.maxAttempts;
+  for (let attempt = 1; attempt < max; attempt++) {
+    expect(await h.jobs.runDue()).toBe(true);
+    const j = await job(uploaded.id);
+    expect(j).toMatchObject({ state: 'queued', attempts: attempt, lastError: expect.stringContaining('not found') });
+    expect(await h.jobs.runDue()).toBe(false); // not before its back-off
+    expect(await staticScans(uploaded.id)).toEqual([]);
+    h.clock.set(j.runAfter);
+  }
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'failed', attempts: max });
+  const [summary] = await staticScans(uploaded.id);
+  const scan = (await getScan(h, key, summary.id)).body;
+  expect(scan.findings).toHaveLength(1);
+  expect(scan.findings[0]).toMatchObject({ id: 'scan.incomplete', severity: 'high' });
+  expect(scan.findings[0].detail).not.toMatch(/not found|s3|bucket|127\.0\.0\.1/i);
+  expect(scan.target).toEqual({ platform: 'android', name: 'test app', version: '1.2.3' });
+  expect(await h.jobs.runDue()).toBe(false);
+});
+
+it('gives up on a job whose holder crashed during the last attempt', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const doc = (await h.deps.repos.builds.findById(appId, uploaded.id))!;
+  await h.deps.artifacts.delete(doc.artifact!.storageKey);
+  // Every allowed attempt is claimed by a runner that then dies.
+  for (let i = 0; i < DEFAULT_RUNNER_OPTIONS.maxAttempts; i++) {
+    expect(await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs)).not.toBeNull();
+    h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs + 1);
+  }
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'failed', attempts: DEFAULT_RUNNER_OPTIONS.maxAttempts + 1 });
+  expect((await staticScans(uploaded.id)).length).toBe(1);
+});
