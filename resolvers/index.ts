@@ -7,9 +7,11 @@ import { auditResolvers } from './audit';
 import { ruleResolvers } from './rules';
 import { buildResolvers } from './builds';
 import { scanResolvers } from './scans';
+import { threatResolvers } from './threats';
+import { attestResolvers } from './attest';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

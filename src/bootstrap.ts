@@ -79,6 +79,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     limiter: new FlexibleRateLimiter(redis, logger),
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac')),
+    deviceIdKey: await loadServiceSecret(db, 'device-id'),
     oidcKeys: new IssuerKeys(config.oidcIssuer, clock),
     artifacts,
     schema: buildSchema(),

@@ -23,6 +23,8 @@ export interface Deps {
   limiter: RateLimiter;
   redis: Redis | null;
   cursors: CursorCodec;
+  /** Key of the HMAC that device ids are stored under (they are never stored in clear). */
+  deviceIdKey: Buffer;
   /** The OIDC issuer's signing keys (discovery + JWKS), cached in memory. */
   oidcKeys: IssuerKeys;
   /** Artifact bytes: the filesystem or S3 (ARTIFACT_STORE). */

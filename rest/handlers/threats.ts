@@ -1,15 +1,91 @@
 import type { Handler } from '../handler';
-import { DomainError } from '../../src/errors';
+import { execute, gqlDocument } from '../execute';
+import { pathParams, queryParams } from '../request';
+import type { components } from '../../src/generated/openapi';
+import type {
+  AttestInput,
+  AttestResult,
+  IngestResult,
+  MutationIngestEventsArgs,
+  QueryThreatsArgs,
+  Threat as GqlThreat,
+  ThreatPage,
+} from '../../src/generated/graphql';
 
-export const listThreats: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+type RestThreat = components['schemas']['Threat'];
+type EventBatch = components['schemas']['EventBatch'];
+type AttestRequest = components['schemas']['AttestRequest'];
+
+const THREATS = gqlDocument<{ threats: ThreatPage }, QueryThreatsArgs>(
+  `query Threats($appId: ID!, $filter: ThreatFilter, $limit: Int, $cursor: String) {
+    threats(appId: $appId, filter: $filter, limit: $limit, cursor: $cursor) {
+      data { id detection verdict confidence action signals platform appVersion buildId occurredAt lastOccurredAt count }
+      hasMore
+      nextCursor
+    }
+  }`,
+);
+
+const INGEST = gqlDocument<{ ingestEvents: IngestResult }, MutationIngestEventsArgs>(
+  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted } }`,
+);
+
+const VERIFY = gqlDocument<{ verifyAttest: AttestResult }, { input: AttestInput }>(
+  `mutation VerifyAttest($input: AttestInput!) { verifyAttest(input: $input) { valid verdict reasons engine } }`,
+);
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+function toRest(t: GqlThreat): RestThreat {
+  return {
+    id: t.id,
+    detection: t.detection,
+    verdict: t.verdict,
+    confidence: t.confidence,
+    action: t.action,
+    signals: t.signals,
+    platform: t.platform ?? null,
+    appVersion: t.appVersion ?? null,
+    buildId: t.buildId ?? null,
+    occurredAt: iso(t.occurredAt),
+    lastOccurredAt: iso(t.lastOccurredAt),
+    count: t.count,
+  };
+}
+
+export const listThreats: Handler = async (req, res, ctx) => {
+  const query = queryParams<{ limit?: number; cursor?: string; detection?: GqlThreat['detection'] }>(req);
+  const { threats } = await execute(ctx, THREATS, {
+    appId: pathParams(req).id,
+    filter: query.detection ? { detection: query.detection } : null,
+    limit: query.limit ?? 25,
+    cursor: query.cursor ?? null,
+  });
+  res.status(200).json({ data: threats.data.map(toRest), hasMore: threats.hasMore, nextCursor: threats.nextCursor ?? null });
 };
 
-export const ingestEvents: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+/** Device ids travel in the variables only: nothing here logs them, and no response carries them. */
+export const ingestEvents: Handler = async (req, res, ctx) => {
+  const body = req.body as EventBatch;
+  const { ingestEvents } = await execute(ctx, INGEST, {
+    events: body.events.map((e) => ({
+      detection: e.detection,
+      verdict: e.verdict,
+      confidence: e.confidence,
+      action: e.action,
+      signals: e.signals,
+      platform: e.platform ?? null,
+      appVersion: e.appVersion ?? null,
+      buildId: e.buildId ?? null,
+      occurredAt: e.occurredAt,
+      deviceId: e.deviceId,
+    })),
+  });
+  res.status(202).json({ accepted: ingestEvents.accepted });
 };
 
-export const verifyAttest: Handler = async () => {
-  throw new DomainError('unavailable', 'Not available yet.');
+export const verifyAttest: Handler = async (req, res, ctx) => {
+  const body = req.body as AttestRequest;
+  const { verifyAttest } = await execute(ctx, VERIFY, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
+  res.status(200).json({ valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
 };
-

@@ -11,6 +11,7 @@ import { OidcRulesRepo } from './oidc-rules-repo';
 import { JtiRepo } from './jti-repo';
 import { ScansRepo } from './scans-repo';
 import { ScanJobsRepo } from './scan-jobs-repo';
+import { ThreatsRepo } from './threats-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -26,6 +27,7 @@ export interface Repositories {
   uploadLocks: UploadLocksRepo;
   scans: ScansRepo;
   scanJobs: ScanJobsRepo;
+  threats: ThreatsRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -42,6 +44,7 @@ export function createRepositories(db: Db): Repositories {
     uploadLocks: new UploadLocksRepo(db),
     scans: new ScansRepo(db),
     scanJobs: new ScanJobsRepo(db),
+    threats: new ThreatsRepo(db),
   };
 }
 

@@ -36,7 +36,7 @@ export class FsArtifactStore implements ArtifactStore {
     try {
       await this.init();
       await fsp.mkdir(path.dirname(final), { recursive: true });
-      await pipeline(body, fs.createWriteStream(temp, { flags: 'wx', highWaterMark: 1 << 20 }));
+      await pipeline(body, fs.createWriteStream(temp, { flags: 'wx' }));
       await fsp.rename(temp, final);
     } catch (error) {
       await fsp.rm(temp, { force: true }).catch(() => undefined);

@@ -28,8 +28,7 @@ export class VerifyingStream extends Transform {
     private readonly declaredSize: number,
     private readonly declaredSha256: string,
   ) {
-    // 1 MiB buffered between the socket and the store: fewer, larger writes; bounded memory.
-    super({ highWaterMark: 1 << 20 });
+    super();
   }
 
   get bytesSeen(): number {

@@ -5,7 +5,7 @@
 // behind; another app's scan is 404, a key without scans:read is 403; staff read any scan over /graphql.
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
-import { androidManifest, buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
+import { androidManifest, buildAab, buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
 import { analyzePackage } from '../../src/scan/static';
 import { previewFindings, scoreAndGrade } from '../../src/scan';
 import { FULL_SHA, getBuild, getScan, registerBuild, uploadPackage, waitForStaticScan } from './scans-support';
@@ -101,6 +101,19 @@ describe('static scan', () => {
     expect({ score: scan.score, grade: scan.grade }).toEqual(scoreAndGrade(direct.findings));
     expect(build.scans[1]).toEqual({ id: scan.id, engine: 'static', grade: scan.grade, score: scan.score });
     expect((await h.deps.repos.scanJobs.findByBuild(appId, build.id))?.state).toBe('done');
+  });
+
+  it('analyses an uploaded App Bundle (protobuf manifest)', async () => {
+    const file = await buildAab({
+      manifest: androidManifest({ minSdk: 26, targetSdk: 35, application: { 'android:usesCleartextTraffic': 'true', 'android:allowBackup': 'false' } }),
+      sign: 'release',
+    });
+    const uploaded = await uploadPackage(h, key, file, 'android');
+    const build = await waitForStaticScan(h, key, uploaded.id);
+    const scan = (await getScan(h, key, build.scans[1].id)).body;
+    expect(scan.findings).toEqual((await analyzePackage(file, 'android', { now: h.clock.now() })).findings);
+    expect(ids(scan)).toContain('android.cleartext-traffic');
+    expect(ids(scan)).not.toContain('android.allow-backup');
   });
 
   it('analyses an uploaded IPA with a binary Info.plist and a development profile', async () => {

@@ -1,0 +1,172 @@
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
+import { ensureIndexes, isDuplicateKeyError } from './db';
+
+export const DETECTIONS = [
+  'root_jailbreak',
+  'emulator',
+  'debugger',
+  'hooking',
+  'tamper',
+  'overlay',
+  'accessibility_abuse',
+  'screen_capture',
+  'remote_access',
+] as const;
+export const THREAT_VERDICTS = ['clean', 'suspicious', 'compromised'] as const;
+export const THREAT_ACTIONS = ['monitor', 'warn', 'block', 'end_session'] as const;
+
+export type Detection = (typeof DETECTIONS)[number];
+export type ThreatVerdict = (typeof THREAT_VERDICTS)[number];
+export type ThreatAction = (typeof THREAT_ACTIONS)[number];
+
+/**
+ * One merged security event: the occurrences of one merge key (app, device, and everything of the event but time and
+ * confidence) within 5 minutes of the first. `occurredAt`, `windowEnd` and `_id` never change after the insert, which
+ * is what keeps list pages stable and lets a merge be a blind $inc by _id.
+ */
+export interface ThreatDoc {
+  _id: string; // thr_<hex>, derived from (mergeKey, generation)
+  appId: string;
+  mergeKey: string;
+  generation: number; // n-th window of this merge key
+  /** On generation 0 only: a lower bound of the newest generation (every generation up to it exists). */
+  latestGeneration?: number;
+  deviceHash: string; // keyed hash of the device id; the id itself is never stored
+  detection: Detection;
+  verdict: ThreatVerdict;
+  confidence: number; // the highest of the merged occurrences
+  action: ThreatAction;
+  signals: string[];
+  platform: 'android' | 'ios' | null;
+  appVersion: string | null;
+  buildId: string | null;
+  occurredAt: Date; // first occurrence: the sort key
+  lastOccurredAt: Date;
+  windowEnd: Date; // occurredAt + 5 min: later occurrences open the next window
+  count: number;
+  receivedAt: Date;
+}
+
+export interface ThreatQuery {
+  detection?: Detection;
+  verdict?: ThreatVerdict;
+  platform?: 'android' | 'ios';
+  appVersion?: string;
+  buildId?: string;
+  from?: Date; // occurredAt >= from
+  to?: Date; // occurredAt < to
+}
+
+export interface ThreatPosition {
+  occurredAt: Date;
+  id: string;
+}
+
+export interface Occurrences {
+  count: number;
+  last: Date;
+  confidence: number;
+}
+
+export type StatsRow = Pick<ThreatDoc, 'detection' | 'occurredAt' | 'count' | 'deviceHash'>;
+
+/**
+ * The threats collection. Merging reads and writes single documents by a lone `_id` equality only: it is atomic per
+ * document everywhere, and it is the one filter FerretDB pushes down (any other filter scans the collection there).
+ * Those `_id` lookups check the app on the document instead of in the filter, which is equivalent (ids are derived
+ * from a merge key that includes the app, and the app is compared before anything is returned).
+ */
+export class ThreatsRepo {
+  static readonly collectionName = 'threats';
+  private readonly col: Collection<ThreatDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<ThreatDoc>(ThreatsRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [
+      { key: { appId: 1, occurredAt: -1, _id: -1 }, name: 'app_time' },
+      { key: { appId: 1, detection: 1, occurredAt: -1, _id: -1 }, name: 'app_detection_time' },
+    ]);
+  }
+
+  /** Inserts new windows in one round trip; returns the positions of those whose id already existed. */
+  async insertWindows(docs: ThreatDoc[]): Promise<Set<number>> {
+    const taken = new Set<number>();
+    if (docs.length === 0) return taken;
+    try {
+      await this.col.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      for (const writeError of writeErrors) {
+        if (writeError.code !== 11000) throw error;
+        taken.add(writeError.index);
+      }
+      if (writeErrors.length === 0) throw error;
+    }
+    return taken;
+  }
+
+  /** Inserts one window; false when its id is taken (another ingest opened the same window first). */
+  async insertWindow(doc: ThreatDoc): Promise<boolean> {
+    try {
+      await this.col.insertOne(doc);
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  async findWindow(appId: string, id: string): Promise<ThreatDoc | null> {
+    const doc = await this.col.findOne({ _id: id });
+    return doc && doc.appId === appId ? doc : null;
+  }
+
+  /** Adds occurrences to windows: one atomic $inc/$max per window, so concurrent merges never lose a count. */
+  async addOccurrences(byId: Map<string, Occurrences>): Promise<void> {
+    if (byId.size === 0) return;
+    const ops: AnyBulkWriteOperation<ThreatDoc>[] = [...byId].map(([id, occ]) => ({
+      updateOne: {
+        filter: { _id: id },
+        update: { $inc: { count: occ.count }, $max: { lastOccurredAt: occ.last, confidence: occ.confidence } },
+      },
+    }));
+    await this.col.bulkWrite(ops, { ordered: false });
+  }
+
+  /** Raises the newest-generation hint kept on generation 0 ($max: it only ever grows). */
+  async raiseLatestGeneration(firstId: string, generation: number): Promise<void> {
+    await this.col.updateOne({ _id: firstId }, { $max: { latestGeneration: generation } });
+  }
+
+  /** Newest first by (occurredAt, _id), keyset-paginated: no skip, stable while windows are added or merged. */
+  async list(appId: string, query: ThreatQuery, limit: number, after?: ThreatPosition): Promise<{ data: ThreatDoc[]; hasMore: boolean }> {
+    const filter = this.filter(appId, query);
+    if (after) {
+      filter.$or = [{ occurredAt: { $lt: after.occurredAt } }, { occurredAt: after.occurredAt, _id: { $lt: after.id } }];
+    }
+    const docs = await this.col.find(filter).sort({ occurredAt: -1, _id: -1 }).limit(limit + 1).toArray();
+    return { data: docs.slice(0, limit), hasMore: docs.length > limit };
+  }
+
+  /** The fields the daily statistics need, of windows first seen in [from, to), at most `cap` + 1 of them. */
+  statsRows(appId: string, from: Date, to: Date, cap: number): AsyncIterable<StatsRow> {
+    return this.col
+      .find({ appId, occurredAt: { $gte: from, $lt: to } }, { projection: { _id: 0, detection: 1, occurredAt: 1, count: 1, deviceHash: 1 } })
+      .limit(cap + 1) as unknown as AsyncIterable<StatsRow>;
+  }
+
+  private filter(appId: string, query: ThreatQuery): Filter<ThreatDoc> {
+    const filter: Filter<ThreatDoc> = { appId };
+    if (query.detection) filter.detection = query.detection;
+    if (query.verdict) filter.verdict = query.verdict;
+    if (query.platform) filter.platform = query.platform;
+    if (query.appVersion) filter.appVersion = query.appVersion;
+    if (query.buildId) filter.buildId = query.buildId;
+    if (query.from || query.to) {
+      filter.occurredAt = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lt: query.to } : {}) };
+    }
+    return filter;
+  }
+}

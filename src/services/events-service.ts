@@ -1,0 +1,120 @@
+import type { RequestContext } from '../context';
+import type { FieldError } from '../errors';
+import { validationFailed } from '../errors';
+import { DETECTIONS, THREAT_ACTIONS, THREAT_VERDICTS, type ThreatDoc } from '../data/threats-repo';
+import { requireDeviceKey } from '../threats/device-principal';
+import { hashDeviceId, mergeKey } from '../threats/merge-key';
+import { planWindows } from '../threats/windows';
+import { mergeOneKey } from '../threats/merge-one-key';
+import { windowDoc, type PreparedEvent } from '../threats/window-doc';
+
+export const MAX_BATCH = 100;
+/** A device clock may run a little ahead; further than this, an event would sit on top of every list for days. */
+export const MAX_FUTURE_SKEW_MS = 10 * 60 * 1000;
+/** Devices buffer events while offline, but not for longer than this. */
+export const MAX_EVENT_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+/** Merge keys whose windows are looked up one by one run this many at a time. */
+const SLOW_PATH_CONCURRENCY = 8;
+
+export interface SecurityEventInput {
+  detection: string;
+  verdict: string;
+  confidence: number;
+  action: string;
+  signals: string[];
+  platform?: string | null;
+  appVersion?: string | null;
+  buildId?: string | null;
+  occurredAt: Date;
+  deviceId: string;
+}
+
+const BUILD_ID = /^bld_[A-Za-z0-9_-]{6,40}$/;
+
+function oneOf(list: readonly string[], value: unknown): boolean {
+  return typeof value === 'string' && list.includes(value);
+}
+
+/** The contract's rules per event (the REST layer checks the schema first; GraphQL callers meet them here). */
+function eventErrors(e: SecurityEventInput, i: number, now: Date): FieldError[] {
+  const at = (field: string, message: string) => ({ pointer: `/events/${i}/${field}`, message });
+  const errors: FieldError[] = [];
+  if (!oneOf(DETECTIONS, e.detection)) errors.push(at('detection', `must be one of ${DETECTIONS.join(', ')}`));
+  if (!oneOf(THREAT_VERDICTS, e.verdict)) errors.push(at('verdict', `must be one of ${THREAT_VERDICTS.join(', ')}`));
+  if (!oneOf(THREAT_ACTIONS, e.action)) errors.push(at('action', `must be one of ${THREAT_ACTIONS.join(', ')}`));
+  if (!Number.isFinite(e.confidence) || e.confidence < 0 || e.confidence > 1) errors.push(at('confidence', 'must be between 0 and 1'));
+  if (!Array.isArray(e.signals) || e.signals.length > 32) errors.push(at('signals', 'must be an array of at most 32 signals'));
+  else e.signals.forEach((s, j) => (s.length < 1 || s.length > 64) && errors.push(at(`signals/${j}`, 'must be 1 to 64 characters')));
+  if (e.platform != null && e.platform !== 'android' && e.platform !== 'ios') errors.push(at('platform', 'must be android or ios'));
+  if (e.appVersion != null && (e.appVersion.length < 1 || e.appVersion.length > 40)) errors.push(at('appVersion', 'must be 1 to 40 characters'));
+  if (e.buildId != null && !BUILD_ID.test(e.buildId)) errors.push(at('buildId', 'must be a build id'));
+  if (typeof e.deviceId !== 'string' || e.deviceId.length < 8 || e.deviceId.length > 128) errors.push(at('deviceId', 'must be 8 to 128 characters'));
+  const t = e.occurredAt instanceof Date ? e.occurredAt.getTime() : NaN;
+  if (Number.isNaN(t)) errors.push(at('occurredAt', 'must be a date-time'));
+  else if (t > now.getTime() + MAX_FUTURE_SKEW_MS) errors.push(at('occurredAt', 'must not be more than 10 minutes in the future'));
+  else if (t < now.getTime() - MAX_EVENT_AGE_MS) errors.push(at('occurredAt', 'must not be more than 30 days in the past'));
+  return errors;
+}
+
+function validateBatch(events: SecurityEventInput[], now: Date): void {
+  if (events.length < 1 || events.length > MAX_BATCH) throw validationFailed([{ pointer: '/events', message: `must hold 1 to ${MAX_BATCH} events` }]);
+  const errors = events.flatMap((e, i) => eventErrors(e, i, now));
+  if (errors.length) throw validationFailed(errors);
+}
+
+function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput): PreparedEvent {
+  const deviceHash = hashDeviceId(deviceIdKey, appId, e.deviceId);
+  const identity = {
+    appId,
+    deviceHash,
+    detection: e.detection as ThreatDoc['detection'],
+    verdict: e.verdict as ThreatDoc['verdict'],
+    action: e.action as ThreatDoc['action'],
+    signals: e.signals,
+    platform: (e.platform ?? null) as ThreatDoc['platform'],
+    appVersion: e.appVersion ?? null,
+    buildId: e.buildId ?? null,
+  };
+  return { ...identity, signals: [...e.signals], key: mergeKey(identity), at: e.occurredAt, confidence: e.confidence };
+}
+
+async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await run(items[next++]);
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * Ingests a batch of device events (API keys with events:ingest only). Events are grouped by merge key and split into
+ * windows in memory first. A merge key seen for the first time opens its first window with a plain insert, all such
+ * keys of the batch in one insertMany: the common case costs what a raw insert costs. A key that already has
+ * windows (its generation-0 id is taken) goes through `mergeOneKey`, which merges with atomic $inc by _id and
+ * serializes the opening of new windows through their derived ids.
+ */
+export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number }> {
+  const principal = requireDeviceKey(ctx, 'events:ingest');
+  const now = ctx.clock.now();
+  validateBatch(events, now);
+
+  const byKey = new Map<string, PreparedEvent[]>();
+  for (const e of events) {
+    const prepared = prepare(principal.appId, ctx.deps.deviceIdKey, e);
+    byKey.set(prepared.key, [...(byKey.get(prepared.key) ?? []), prepared]);
+  }
+
+  const firstWindows: { doc: ThreatDoc; group: PreparedEvent[] }[] = [];
+  const known: PreparedEvent[][] = [];
+  for (const group of byKey.values()) {
+    const windows = planWindows(group);
+    if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: windows[0].members.length }, 0, now), group });
+    else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
+  }
+  const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
+  for (const index of taken) known.push(firstWindows[index].group);
+
+  await inParallel(known, SLOW_PATH_CONCURRENCY, (group) => mergeOneKey(ctx.repos.threats, group, now));
+  return { accepted: events.length };
+}
+

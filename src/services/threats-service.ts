@@ -1,0 +1,129 @@
+import type { RequestContext } from '../context';
+import { authorizeForApp } from '../auth/authorize';
+import { DomainError, notFound, validationFailed } from '../errors';
+import { DETECTIONS, THREAT_VERDICTS, type Detection, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+/** Daily statistics cover at most this many days, and read at most this many windows, per call. */
+export const MAX_STATS_DAYS = 92;
+export const MAX_STATS_WINDOWS = 200_000;
+
+export interface ThreatFilterInput {
+  detection?: string | null;
+  verdict?: string | null;
+  platform?: string | null;
+  appVersion?: string | null;
+  buildId?: string | null;
+  from?: Date | null;
+  to?: Date | null;
+}
+
+export interface ThreatListInput {
+  appId: string;
+  filter?: ThreatFilterInput | null;
+  limit?: number | null;
+  cursor?: string | null;
+}
+
+export interface ThreatPage {
+  data: ThreatDoc[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+type Position = [number, string];
+
+function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
+  const f = filter ?? {};
+  const errors = [];
+  if (f.detection && !(DETECTIONS as readonly string[]).includes(f.detection)) errors.push({ pointer: '/filter/detection', message: 'unknown detection' });
+  if (f.verdict && !(THREAT_VERDICTS as readonly string[]).includes(f.verdict)) errors.push({ pointer: '/filter/verdict', message: 'unknown verdict' });
+  if (f.platform && f.platform !== 'android' && f.platform !== 'ios') errors.push({ pointer: '/filter/platform', message: 'must be android or ios' });
+  if (f.from && f.to && f.from >= f.to) errors.push({ pointer: '/filter/to', message: 'must be after from' });
+  if (errors.length) throw validationFailed(errors);
+  const query: ThreatQuery = {};
+  if (f.detection) query.detection = f.detection as ThreatQuery['detection'];
+  if (f.verdict) query.verdict = f.verdict as ThreatQuery['verdict'];
+  if (f.platform) query.platform = f.platform as ThreatQuery['platform'];
+  if (f.appVersion) query.appVersion = f.appVersion;
+  if (f.buildId) query.buildId = f.buildId;
+  if (f.from) query.from = f.from;
+  if (f.to) query.to = f.to;
+  return query;
+}
+
+function isPosition(value: unknown): value is Position {
+  return Array.isArray(value) && value.length === 2 && Number.isFinite(value[0]) && typeof value[1] === 'string';
+}
+
+/** Staff may name any app, so theirs must exist; an app credential's own app always does. */
+async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
+  if (ctx.principal.kind === 'staff' && !(await ctx.repos.apps.findById(appId))) throw notFound('App');
+}
+
+/**
+ * Security events of an app, newest first by first occurrence. The cursor carries the last (occurredAt, id) seen and
+ * is bound to the app and the filter: merges never move occurredAt, so following cursors while events arrive and
+ * merge yields no duplicate and skips nothing that existed when paging began.
+ */
+export async function listThreats(ctx: RequestContext, input: ThreatListInput): Promise<ThreatPage> {
+  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  const query = toQuery(input.filter);
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw validationFailed([{ pointer: '/limit', message: `must be 1 to ${MAX_LIMIT}` }]);
+  await requireApp(ctx, input.appId);
+
+  const bound = { appId: input.appId, ...query, from: query.from?.toISOString(), to: query.to?.toISOString() };
+  let after: Position | undefined;
+  if (input.cursor) {
+    const decoded = ctx.deps.cursors.decode<unknown>('threats', bound, input.cursor);
+    if (!isPosition(decoded)) throw new DomainError('invalid_cursor', 'The cursor is not valid; pass nextCursor exactly as returned.');
+    after = decoded;
+  }
+  const page = await ctx.repos.threats.list(input.appId, query, limit, after && { occurredAt: new Date(after[0]), id: after[1] });
+  const last = page.data[page.data.length - 1];
+  return {
+    data: page.data,
+    hasMore: page.hasMore,
+    nextCursor: page.hasMore && last ? ctx.deps.cursors.encode('threats', bound, [last.occurredAt.getTime(), last._id] satisfies Position) : null,
+  };
+}
+
+export interface DailyCount {
+  day: string; // YYYY-MM-DD, UTC, of the first occurrence
+  detection: Detection;
+  threats: number;
+  events: number;
+  devices: number;
+}
+
+/**
+ * Per UTC day and detection: merged threats, events (sum of counts) and distinct devices, for a dashboard. Computed by
+ * one bounded scan of the range (FerretDB lacks the aggregation operators for it), so the range is bounded too.
+ */
+export async function threatStats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): Promise<DailyCount[]> {
+  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  const span = input.to.getTime() - input.from.getTime();
+  if (!(span > 0)) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
+  if (span > MAX_STATS_DAYS * 86_400_000) throw validationFailed([{ pointer: '/to', message: `the range may span at most ${MAX_STATS_DAYS} days` }]);
+  await requireApp(ctx, input.appId);
+
+  const buckets = new Map<string, { day: string; detection: Detection; threats: number; events: number; devices: Set<string> }>();
+  let seen = 0;
+  for await (const row of ctx.repos.threats.statsRows(input.appId, input.from, input.to, MAX_STATS_WINDOWS)) {
+    if (++seen > MAX_STATS_WINDOWS) {
+      throw validationFailed([{ pointer: '/to', message: `more than ${MAX_STATS_WINDOWS} threats in range; narrow it` }]);
+    }
+    const day = row.occurredAt.toISOString().slice(0, 10);
+    const id = `${day}|${row.detection}`;
+    const bucket = buckets.get(id) ?? { day, detection: row.detection, threats: 0, events: 0, devices: new Set<string>() };
+    bucket.threats += 1;
+    bucket.events += row.count;
+    bucket.devices.add(row.deviceHash);
+    buckets.set(id, bucket);
+  }
+  return [...buckets.values()]
+    .sort((a, b) => a.day.localeCompare(b.day) || a.detection.localeCompare(b.detection))
+    .map((b) => ({ day: b.day, detection: b.detection, threats: b.threats, events: b.events, devices: b.devices.size }));
+}

@@ -1,0 +1,49 @@
+import type { ThreatDoc } from '../data/threats-repo';
+import { threatIdFor, type MergeIdentity } from './merge-key';
+import { windowEnd } from './windows';
+
+/** An event after validation: its merge identity (device id already hashed), merge key, time and confidence. */
+export interface PreparedEvent extends MergeIdentity {
+  detection: ThreatDoc['detection'];
+  verdict: ThreatDoc['verdict'];
+  action: ThreatDoc['action'];
+  platform: ThreatDoc['platform'];
+  signals: string[];
+  key: string;
+  at: Date;
+  confidence: number;
+}
+
+export interface WindowSeed {
+  first: Date;
+  last: Date;
+  confidence: number;
+  count: number;
+}
+
+/** The document of a new window of `event`'s merge key, holding the occurrences of `seed`. */
+export function windowDoc(event: PreparedEvent, seed: WindowSeed, generation: number, receivedAt: Date): ThreatDoc {
+  return {
+    _id: threatIdFor(event.key, generation),
+    appId: event.appId,
+    mergeKey: event.key,
+    generation,
+    ...(generation === 0 ? { latestGeneration: 0 } : {}),
+    deviceHash: event.deviceHash,
+    detection: event.detection,
+    verdict: event.verdict,
+    confidence: seed.confidence,
+    action: event.action,
+    signals: event.signals,
+    platform: event.platform,
+    appVersion: event.appVersion,
+    buildId: event.buildId,
+    occurredAt: seed.first,
+    lastOccurredAt: seed.last,
+    windowEnd: windowEnd(seed.first),
+    count: seed.count,
+    receivedAt,
+  };
+}
+
+export const seedOf = (event: PreparedEvent): WindowSeed => ({ first: event.at, last: event.at, confidence: event.confidence, count: 1 });
