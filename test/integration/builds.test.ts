@@ -1,7 +1,7 @@
 // Protects: build registration and reads through the GraphQL core (REST facade and /graphql): createBuild with and
 // without an artifact, the signed upload URL (15 minutes, at most 600 characters), Idempotency-Key (one build among
 // 50 concurrent requests, replay header, 422 for another body), getBuild of another app 404, scopes 403,
-// POST /v1/builds/{id}/upload-url, staff reads without any uploadUrl, and the scans field.
+// POST /v1/builds/{id}/upload-url, staff reads without any uploadUrl, and the scans field (the preview scan).
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { artifactBytes, createBuildWithArtifact, tokenOf } from './uploads-support';
 import { untyped } from './uploads-support';
@@ -25,7 +25,9 @@ it('registers a build with a declared artifact: pending, with a signed upload UR
   expect(res.status).toBe(201);
   expect(res.headers.get('ratelimit-limit')).toBeTruthy();
   const build = await res.json().then(untyped);
-  expect(build).toMatchObject({ appId, platform: 'ios', version: '3.2.1', commit: 'deadbeef', status: 'succeeded', engine: 'preview', scans: [] });
+  expect(build).toMatchObject({ appId, platform: 'ios', version: '3.2.1', commit: 'deadbeef', status: 'succeeded', engine: 'preview' });
+  // The scans domain makes a preview scan at registration (onBuildRegistered); the field lists it.
+  expect(build.scans).toEqual([expect.objectContaining({ engine: 'preview', id: expect.stringMatching(/^scn_/) })]);
   expect(build.id).toMatch(/^bld_[A-Za-z0-9_-]{6,40}$/);
   expect(build.artifact).toMatchObject({ status: 'pending', sizeBytes: 1234, sha256: SHA });
   expect(build.artifact.uploadUrl.startsWith(`${h.baseUrl}/v1/uploads/`)).toBe(true);
@@ -138,7 +140,7 @@ describe('/graphql for staff', () => {
     const support = await h.newStaff('support');
     const one = await gql(support, 'query($id: ID!) { build(id: $id) { id appId artifact { status uploadUrl uploadUrlExpiresAt } scans { id } } }', { id: build.id });
     expect(one.errors).toBeUndefined();
-    expect(one.data.build).toMatchObject({ id: build.id, appId, artifact: { status: 'pending', uploadUrl: null }, scans: [] });
+    expect(one.data.build).toMatchObject({ id: build.id, appId, artifact: { status: 'pending', uploadUrl: null }, scans: build.scans.map((x: { id: string }) => ({ id: x.id })) });
     const list = await gql(support, 'query($appId: ID!) { builds(appId: $appId) { id artifact { uploadUrl } } }', { appId });
     expect(list.data.builds.map((b: { id: string }) => b.id)).toContain(build.id);
     expect(list.data.builds.every((b: { artifact: { uploadUrl: string | null } | null }) => !b.artifact?.uploadUrl)).toBe(true);
