@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -23,7 +23,6 @@ export interface StartFerretDbOptions {
 }
 
 const HOST = '127.0.0.1';
-const SOURCE_FILES = ['main.go', 'go.mod', 'go.sum'];
 const LOG_TAIL_LINES = 40;
 const STOP_GRACE_MS = 5_000;
 
@@ -153,12 +152,11 @@ function accepts(port: number): Promise<boolean> {
 }
 
 function isOlderThanSource(binary: string, sourceDir: string): boolean {
+  // A deployment may ship the binary without tools/: then the binary is all there is.
+  if (!existsSync(sourceDir)) return false;
   const builtAt = statSync(binary).mtimeMs;
-  return SOURCE_FILES.some((name) => {
-    const file = path.join(sourceDir, name);
-    // A deployment may ship the binary without tools/: then the binary is all there is.
-    return existsSync(file) && statSync(file).mtimeMs > builtAt;
-  });
+  // Same rule as tools/install.sh: any file of the Go module newer than the binary.
+  return readdirSync(sourceDir).some((name) => statSync(path.join(sourceDir, name)).mtimeMs > builtAt);
 }
 
 function runGo(args: string[], cwd: string): SpawnSyncReturns<Buffer> {

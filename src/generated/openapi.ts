@@ -194,7 +194,10 @@ export interface paths {
          * @description A batch of 1 to 100 security events detected on devices of the credential's app. Needs an API key
          *     with the device scope `events:ingest`. `deviceId` is stored only as a keyed hash and never
          *     returned. Events identical in everything but `occurredAt` and `confidence`, from the same device
-         *     within 5 minutes of the first, merge into one Threat (`count` grows, `lastOccurredAt` moves).
+         *     within 5 minutes of the first, merge into one Threat (`count` grows, `lastOccurredAt` moves,
+         *     `confidence` keeps the highest value). An event earlier than the first occurrence of the current
+         *     window opens its own. `occurredAt` may be at most 10 minutes in the future and 30 days in the past;
+         *     any invalid event refuses the whole batch (422, pointers name the event's index).
          */
         post: operations["ingestEvents"];
         delete?: never;
@@ -247,12 +250,19 @@ export interface paths {
          *     Stub rules:
          *
          *     - The token is read as a compact JWS without verifying any signature.
-         *     - A token that is not even base64url text is answered 422.
-         *     - A malformed token gives `valid: false` and `untrusted`.
-         *     - A nonce claim different from the request's `nonce`, or a platform other than the request's
-         *       `platform`, gives `untrusted`.
+         *     - A token that is not even base64url text is answered 422 (pointer `/token`).
+         *     - A malformed token (not three base64url parts with a JSON object header and payload) gives
+         *       `valid: false`, `untrusted`, reason `malformed_token`.
+         *     - A missing nonce claim (`nonce`, or Play Integrity's `requestDetails.nonce`) gives `untrusted`
+         *       (`nonce_missing`); one different from the request's `nonce` gives `untrusted` (`nonce_mismatch`).
+         *     - A payload naming another platform (`platform` claim), or carrying the other platform's verdict
+         *       shape (Play Integrity fields mean `android`, `riskMetric` means `ios`), gives `untrusted`
+         *       (`platform_mismatch`).
          *     - Otherwise the verdict is `trusted`, or `suspicious` when the payload itself reports a weak
-         *       integrity level.
+         *       integrity level: `deviceIntegrity.deviceRecognitionVerdict` without `MEETS_DEVICE_INTEGRITY` or
+         *       `MEETS_STRONG_INTEGRITY` (`device_integrity_weak`), `appIntegrity.appRecognitionVerdict` other
+         *       than `PLAY_RECOGNIZED` (`app_not_recognized`), `accountDetails.appLicensingVerdict` `UNLICENSED`
+         *       (`app_unlicensed`), or `riskMetric` `high` or a number of 5 or more (`risk_metric_high`).
          *     - `reasons` lists each rule that fired.
          */
         post: operations["verifyAttest"];

@@ -1,7 +1,7 @@
 // Protects: rate limits of CONTRACT.md: headers on every metered response (errors too), 429 with Retry-After and a
 // rate_limited problem, one bucket per key and one per client address for bad credentials, counters shared by
 // instances through Redis, and service continuity when Redis goes away and comes back.
-import { startHarness, bearer, type Harness, readJson } from '../support/harness';
+import { startHarness, bearer, testBedEnv, type Harness, readJson } from '../support/harness';
 import Redis from 'ioredis';
 import { startRedis } from '../bed/servers';
 
@@ -18,7 +18,7 @@ async function redisKeys(url: string): Promise<string[]> {
 describe('limits per plan, on the shared Redis of the test bed', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ env: { REDIS_URL: testBedEnv().REDIS_URL } });
   });
   afterAll(async () => h.close());
 
@@ -59,16 +59,18 @@ describe('limits per plan, on the shared Redis of the test bed', () => {
   });
 
   it('counts requests with bad credentials against the client address', async () => {
-    const first = await h.api('/v1/whoami', { headers: { authorization: 'Bearer wrong' } });
+    // A client address of its own, so requests of other test files sharing this Redis do not count here.
+    const client = { 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+    const first = await h.api('/v1/whoami', { headers: { ...client, authorization: 'Bearer wrong' } });
     expect(first.status).toBe(401);
     expect(first.headers.get('ratelimit-limit')).toBe('120');
     const before = Number(first.headers.get('ratelimit-remaining'));
-    const second = await h.api('/v1/whoami');
+    const second = await h.api('/v1/whoami', { headers: client });
     expect(Number(second.headers.get('ratelimit-remaining'))).toBe(before - 1);
   });
 
   it('shares the counters between two instances through Redis', async () => {
-    const second = await startHarness({ env: { MONGODB_DATABASE: h.config.mongodbDatabase } });
+    const second = await startHarness({ env: { MONGODB_DATABASE: h.config.mongodbDatabase, REDIS_URL: testBedEnv().REDIS_URL } });
     try {
       const { appId } = await h.newApp('hatchling');
       const { key } = await h.newKey(appId, ['builds:read']);

@@ -129,7 +129,7 @@ describe('cursors', () => {
     }
   });
 
-  it('refuses a cursor reused with another filter or limit-independent other query, or another app', async () => {
+  it('refuses a cursor reused with another filter or for another app (another limit is the same query)', async () => {
     const { body } = await list(h, reader, appId, { detection: 'hooking', limit: 5 });
     const other = await list(h, reader, appId, { detection: 'emulator', limit: 5, cursor: body.nextCursor });
     expect(other.status).toBe(400);

@@ -63,6 +63,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
+  // No REDIS_URL by default: each harness counts on its own in-process limiter, so test files never share buckets.
+  // Tests about shared limits pass `env: { REDIS_URL: testBedEnv().REDIS_URL }`.
   const config = loadConfig({
     MONGODB_URI: bed.MONGODB_URI,
     MONGODB_DATABASE: dbName,

@@ -1,0 +1,219 @@
+// Security-events bench: ingests 200,000 device events through POST /v1/events (batches of 100, a few requests in
+// flight), then times GET /v1/apps/{id}/threats for page 1 and for the page 2,000 pages deep (default limit 25),
+// given its cursor. In the same run, a floor inserts the same events, one document each, with the driver's
+// insertMany (same batches, same concurrency, same indexes) into an empty collection of the same server.
+// Targets: the deep page within 1.5x the first page's latency; ingestion at least 0.5x the floor's rate.
+//
+// The event mix is what SDKs send: most events are new observations; 20% repeat an event of the same batch within
+// seconds (a device reporting one detection several times in a flush), 2% repeat one of an earlier batch within
+// 5 minutes (merges that need a lookup). BENCH_EVENTS changes the count; MONGODB_URI uses that server instead of a
+// FerretDB of our own. The deep page's cursor is minted for the 50,000th threat exactly as the service mints it;
+// BENCH_WALK=1 follows 1,999 cursors to it instead (slow where the server scans, as FerretDB on SQLite does).
+// Run: npm run bench:threats
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MongoClient } from 'mongodb';
+import { loadConfig } from '../src/config';
+import { createDeps, closeDeps } from '../src/bootstrap';
+import { createHttpApp } from '../src/http/app';
+import { createLogger } from '../src/logger';
+import { ManualClock } from '../src/clock';
+import { createApp } from '../src/services/apps-service';
+import { createApiKey } from '../src/services/keys-service';
+import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';
+import { ensureIndexes } from '../src/data/db';
+import { hashDeviceId, mergeKey } from '../src/threats/merge-key';
+import { windowDoc, type PreparedEvent } from '../src/threats/window-doc';
+import { benchMongo, fmt } from './support';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
+const BATCH = 100;
+const IN_FLIGHT = 4;
+const DEEP_PAGES = 2_000;
+const PAGE_SIZE = 25; // the default limit
+const SAMPLES = 15;
+const DETECTIONS = ['root_jailbreak', 'emulator', 'debugger', 'hooking', 'tamper', 'overlay', 'accessibility_abuse', 'screen_capture', 'remote_access'] as const;
+const VERDICTS = ['clean', 'suspicious', 'compromised'] as const;
+const ACTIONS = ['monitor', 'warn', 'block', 'end_session'] as const;
+
+interface BenchEvent {
+  detection: string;
+  verdict: string;
+  confidence: number;
+  action: string;
+  signals: string[];
+  platform: 'android' | 'ios';
+  appVersion: string;
+  occurredAt: string;
+  deviceId: string;
+}
+
+/** Deterministic pseudo-random numbers, so two runs ingest the same events. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+function generate(count: number, start: number): BenchEvent[][] {
+  const rand = rng(42);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  const spacing = (3 * 24 * 3600 * 1000) / count; // three days of events
+  const batches: BenchEvent[][] = [];
+  const recent: BenchEvent[] = [];
+  for (let i = 0; i < count; i += BATCH) {
+    const batch: BenchEvent[] = [];
+    for (let j = 0; j < BATCH && i + j < count; j++) {
+      const at = new Date(start + (i + j) * spacing).toISOString();
+      const roll = rand();
+      const source = roll < 0.2 && batch.length > 0 ? pick(batch) : roll < 0.22 && recent.length > 0 ? pick(recent) : null;
+      const e: BenchEvent = source
+        ? { ...source, occurredAt: at, confidence: Math.round(rand() * 100) / 100 }
+        : {
+            detection: pick(DETECTIONS),
+            verdict: pick(VERDICTS),
+            confidence: Math.round(rand() * 100) / 100,
+            action: pick(ACTIONS),
+            signals: [`signal_${Math.floor(rand() * 40)}`, `signal_${Math.floor(rand() * 40)}`],
+            platform: rand() < 0.6 ? 'android' : 'ios',
+            appVersion: pick(['3.1.0', '3.1.1', '3.2.0']),
+            occurredAt: at,
+            deviceId: `device-${String(Math.floor(rand() * 50_000)).padStart(8, '0')}`,
+          };
+      batch.push(e);
+    }
+    recent.splice(0, recent.length, ...batch.slice(-50)); // the previous batch: within seconds, inside 5 minutes
+    batches.push(batch);
+  }
+  return batches;
+}
+
+async function inFlight<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: limit }, async () => {
+    while (next < items.length) await run(items[next++]);
+  }));
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timed(run: () => Promise<void>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** The floor: the same events as one threat document each, inserted with insertMany, nothing else. */
+async function floor(client: MongoClient, batches: BenchEvent[][], appId: string, deviceKey: Buffer, now: Date): Promise<number> {
+  const db = client.db(`bench_threats_floor_${Date.now()}`);
+  const col = db.collection<ThreatDoc>(ThreatsRepo.collectionName);
+  await ensureIndexes(col, [
+    { key: { appId: 1, occurredAt: -1, _id: -1 }, name: 'app_time' },
+    { key: { appId: 1, detection: 1, occurredAt: -1, _id: -1 }, name: 'app_detection_time' },
+  ]);
+  let serial = 0;
+  const docs = batches.map((batch) =>
+    batch.map((e) => {
+      const deviceHash = hashDeviceId(deviceKey, appId, e.deviceId);
+      const identity = { appId, deviceHash, detection: e.detection, verdict: e.verdict, action: e.action, signals: e.signals, platform: e.platform, appVersion: e.appVersion, buildId: null };
+      const prepared = { ...identity, key: `${mergeKey(identity)}${serial++}`, at: new Date(e.occurredAt), confidence: e.confidence } as PreparedEvent;
+      return windowDoc(prepared, { first: prepared.at, last: prepared.at, confidence: e.confidence, count: 1 }, 0, now);
+    }),
+  );
+  const ms = await timed(() => inFlight(docs, IN_FLIGHT, async (batch) => void (await col.insertMany(batch, { ordered: false }))));
+  await db.dropDatabase();
+  return ms;
+}
+
+async function main(): Promise<void> {
+  const mongo = await benchMongo();
+  const client = new MongoClient(mongo.uri);
+  await client.connect();
+  const dbName = `bench_threats_${Date.now()}`;
+  const start = Date.now() - 4 * 24 * 3600 * 1000;
+  const clock = new ManualClock(start + 3 * 24 * 3600 * 1000 + 60_000); // just after the last event
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
+    mongo: client,
+    clock,
+    logger: createLogger('silent'),
+  });
+  const { app, stop } = await createHttpApp(deps);
+  server.on('request', app);
+  try {
+    const appDoc = await createApp(deps, { name: 'bench', plan: 'enterprise' });
+    const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
+    const reader = (await createApiKey(deps, { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
+    const batches = generate(EVENTS, start);
+    console.log(`database: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB (own, SQLite)'}; ${EVENTS} events in ${batches.length} batches, ${IN_FLIGHT} in flight`);
+
+    const floorMs = await floor(client, batches, appDoc._id, deps.deviceIdKey, clock.now());
+    const ingestMs = await timed(() =>
+      inFlight(batches, IN_FLIGHT, async (batch) => {
+        const res = await fetch(`${baseUrl}/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${device}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ events: batch }),
+        });
+        if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+      }),
+    );
+    const threats = deps.db.collection<ThreatDoc>(ThreatsRepo.collectionName);
+    const stored = await threats.countDocuments({ appId: appDoc._id });
+    const counted = (await threats.find({ appId: appDoc._id }, { projection: { count: 1 } }).toArray()).reduce((n, d) => n + d.count, 0);
+    if (counted !== EVENTS) throw new Error(`counts add up to ${counted}, not ${EVENTS}`);
+
+    const page = async (cursor?: string) => {
+      const res = await fetch(`${baseUrl}/v1/apps/${appDoc._id}/threats${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${reader}` } });
+      if (res.status !== 200) throw new Error(`list answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as { data: Array<{ id: string }>; nextCursor: string | null };
+    };
+
+    // The cursor of page 2,001: after the 50,000th threat, newest first.
+    let deepCursor: string;
+    if (process.env.BENCH_WALK === '1') {
+      let cursor: string | null = null;
+      for (let i = 0; i < DEEP_PAGES; i++) cursor = (await page(cursor ?? undefined)).nextCursor;
+      deepCursor = cursor!;
+    } else {
+      const [last] = await threats.find({ appId: appDoc._id }).sort({ occurredAt: -1, _id: -1 }).skip(DEEP_PAGES * PAGE_SIZE - 1).limit(1).toArray();
+      deepCursor = deps.cursors.encode('threats', { appId: appDoc._id }, [last.occurredAt.getTime(), last._id]);
+    }
+    const expectedDeep = (await threats.find({ appId: appDoc._id }).sort({ occurredAt: -1, _id: -1 }).skip(DEEP_PAGES * PAGE_SIZE).limit(1).toArray())[0];
+    const deepFirst = (await page(deepCursor)).data[0];
+    if (deepFirst.id !== expectedDeep._id) throw new Error('the deep page does not start at threat 50,001');
+
+    const firstTimes: number[] = [];
+    const deepTimes: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      firstTimes.push(await timed(async () => void (await page())));
+      deepTimes.push(await timed(async () => void (await page(deepCursor))));
+    }
+
+    const ingestRate = EVENTS / (ingestMs / 1000);
+    const floorRate = EVENTS / (floorMs / 1000);
+    const ratio = ingestRate / floorRate;
+    const deepRatio = median(deepTimes) / median(firstTimes);
+    console.log(`ingest  ${fmt(ingestMs / 1000, 2)} s  ${fmt(ingestRate, 0)} events/s  -> ${stored} threats (${EVENTS - stored} events merged)`);
+    console.log(`floor   ${fmt(floorMs / 1000, 2)} s  ${fmt(floorRate, 0)} docs/s (insertMany of one document per event)`);
+    console.log(`ingest/floor ${fmt(ratio, 2)}  target >= 0.5: ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
+    console.log(`page 1       median ${fmt(median(firstTimes))} ms  (min ${fmt(Math.min(...firstTimes))}, max ${fmt(Math.max(...firstTimes))})`);
+    console.log(`page ${DEEP_PAGES + 1}  median ${fmt(median(deepTimes))} ms  (min ${fmt(Math.min(...deepTimes))}, max ${fmt(Math.max(...deepTimes))})  cursor ${process.env.BENCH_WALK === '1' ? 'walked' : 'minted'}`);
+    console.log(`deep/first ${fmt(deepRatio, 2)}  target <= 1.5: ${deepRatio <= 1.5 ? 'PASS' : 'FAIL'}`);
+    if (ratio < 0.5 || deepRatio > 1.5) process.exitCode = 1;
+  } finally {
+    server.closeAllConnections();
+    server.close();
+    await stop();
+    await deps.db.dropDatabase().catch(() => undefined);
+    await closeDeps(deps, { closeMongo: false });
+    await client.close();
+    await mongo.stop();
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
