@@ -28,7 +28,9 @@ export function createRestRouter(deps: Deps): Router {
   router.use(authenticate(deps));
   router.use(rateLimit(deps));
   router.use(rejectUnauthenticated);
-  router.use(express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  const parseJson = express.json({ limit: '1mb', strict: true, type: ['application/json', 'application/*+json'] });
+  // Only operations with a JSON body parse one: the upload's bytes stay a stream, whatever type the client claims.
+  router.use((req, res, next) => (requestState(res).op?.jsonBody ? parseJson(req, res, next) : next()));
   router.use(
     OpenApiValidator.middleware({
       apiSpec: specCopy() as never,

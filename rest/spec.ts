@@ -15,6 +15,7 @@ export interface OperationInfo {
   statuses: Set<number>;
   acceptsIdempotencyKey: boolean;
   metered: boolean; // carries rate-limit headers
+  jsonBody: boolean; // the request body, if any, is JSON (the upload's is raw bytes and must stay a stream)
 }
 
 type SpecDoc = { paths: Record<string, Record<string, any>>; components?: any };
@@ -70,6 +71,7 @@ export function operationTable(): OperationInfo[] {
         statuses,
         acceptsIdempotencyKey: params.some((p) => p?.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key'),
         metered: 'RateLimit-Limit' in headers,
+        jsonBody: Boolean(op.requestBody?.content?.['application/json']),
       });
     }
   }

@@ -61,6 +61,7 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
   const server = new ApolloServer<RequestContext>({
     schema: deps.schema,
     csrfPrevention: true,
+    stopOnTerminationSignals: false, // src/main.ts owns shutdown: in-flight requests first, then Apollo
     introspection: deps.config.graphqlSandbox,
     includeStacktraceInErrorResponses: false,
     validationRules: [queryLimits],
