@@ -5,7 +5,8 @@ package main
 // findAndModify can have many winners. MongoDB makes every single-document operation atomic, and the service relies
 // on that (idempotency leases, upload locks, job claims, merge counters). To give the embedded default and the test
 // bed the same guarantee, the runner puts FerretDB behind this proxy, which passes one command at a time, across
-// all connections: each command runs to completion before the next begins.
+// all connections: each write command runs to completion before the next write begins. Reads pass freely: a read
+// racing a write sees the document before or after it, as on MongoDB; only write-write races lose updates.
 
 import (
 	"encoding/binary"
@@ -62,10 +63,12 @@ func (s *serializer) handle(client net.Conn) {
 	}
 }
 
-// exchange sends one request and relays its response(s) while holding the lock.
+// exchange sends one request and relays its response(s), holding the lock for writes.
 func (s *serializer) exchange(request []byte, backend, client net.Conn) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if isWrite(request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	if _, err := backend.Write(request); err != nil {
 		return err
 	}
@@ -84,6 +87,47 @@ func (s *serializer) exchange(request []byte, backend, client net.Conn) error {
 			return nil
 		}
 	}
+}
+
+// writeCommands change data or schema; everything else (find, aggregate, count, getMore, hello, ...) only reads.
+var writeCommands = map[string]bool{
+	"insert": true, "update": true, "delete": true, "findAndModify": true,
+	"create": true, "createIndexes": true, "drop": true, "dropDatabase": true, "dropIndexes": true,
+	"renameCollection": true, "collMod": true,
+}
+
+// isWrite reads the command name (the first key of the body section of an OP_MSG). Anything it cannot read is
+// treated as a write: serializing too much is safe, too little is not.
+func isWrite(message []byte) bool {
+	if len(message) < 21 || binary.LittleEndian.Uint32(message[12:16]) != opMsg {
+		return true
+	}
+	// header (16) + flagBits (4); sections follow. Kind 0 is the command body, kind 1 a document sequence.
+	for i := 20; i < len(message); {
+		kind := message[i]
+		i++
+		if kind == 1 {
+			if i+4 > len(message) {
+				return true
+			}
+			i += int(binary.LittleEndian.Uint32(message[i : i+4]))
+			continue
+		}
+		if kind != 0 || i+5 > len(message) {
+			return true
+		}
+		// BSON document: int32 length, then elements: type byte, cstring name, value. The first name is the command.
+		start := i + 5
+		end := start
+		for end < len(message) && message[end] != 0 {
+			end++
+		}
+		if end >= len(message) {
+			return true
+		}
+		return writeCommands[string(message[start:end])]
+	}
+	return true
 }
 
 func readMessage(r io.Reader) ([]byte, error) {
