@@ -12,6 +12,8 @@ export interface ArtifactDoc {
   /** Expiry of the newest upload URL issued; the URL itself is a bearer credential and is never stored. */
   uploadUrlExpiresAt: Date;
   uploadedAt: Date | null;
+  /** When its static scan job was queued; null/absent on an uploaded artifact means the queueing is still owed. */
+  scanQueuedAt?: Date | null;
 }
 
 export interface BuildDoc {
@@ -57,6 +59,13 @@ export class BuildsRepo {
    * The one transition pending -> uploaded: a single conditional update, so of any number of contenders exactly one
    * succeeds (true) and every other one sees false, even across instances.
    */
+  /** Uploaded artifacts whose static scan job may not exist yet (a crash between upload and queueing). */
+  listUploadedWithoutScanJob(limit: number): Promise<BuildDoc[]> {
+    return this.col.find({ 'artifact.status': 'uploaded', 'artifact.scanQueuedAt': null }).limit(limit).toArray();
+  }
+  async markScanQueued(appId: string, id: string, at: Date): Promise<void> {
+    await this.col.updateOne({ _id: id, appId }, { $set: { 'artifact.scanQueuedAt': at } });
+  }
   async markUploaded(appId: string, id: string, at: Date): Promise<boolean> {
     const result = await this.col.updateOne(
       { _id: id, appId, 'artifact.status': 'pending' },

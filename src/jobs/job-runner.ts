@@ -6,7 +6,11 @@ import type { ScanJobDoc, ScanJobsRepo } from '../data/scan-jobs-repo';
 export interface JobHandler {
   run(job: ScanJobDoc): Promise<void>;
   giveUp(job: ScanJobDoc): Promise<void>;
+  /** Finds work that should have been queued but was not (a crash in between); run now and then. */
+  sweep?(): Promise<number>;
 }
+
+const SWEEP_INTERVAL_MS = 60_000;
 
 export interface RunnerOptions {
   /** Wait between polls while no job is due (real time: it only paces the loop, nothing expires by it). */
@@ -39,6 +43,7 @@ export class JobRunner {
   private timer: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private stopped = true;
+  private lastSweep = 0;
 
   constructor(
     private readonly jobs: ScanJobsRepo,
@@ -84,6 +89,12 @@ export class JobRunner {
   /** Runs due jobs until none is left (or the runner is stopped); errors are logged, never thrown. */
   private async drain(): Promise<void> {
     try {
+      const now = this.clock.now().getTime();
+      if (this.handler.sweep && (this.lastSweep === 0 || now - this.lastSweep >= SWEEP_INTERVAL_MS)) {
+        this.lastSweep = now;
+        const queued = await this.handler.sweep();
+        if (queued > 0) this.logger.warn({ queued }, 'queued static scans a crash had left owed');
+      }
       while (!this.stopped && (await this.runDue())) {
         /* next job */
       }

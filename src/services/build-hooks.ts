@@ -19,4 +19,15 @@ export async function onBuildRegistered(deps: Deps, build: BuildDoc, principal: 
  */
 export async function onArtifactUploaded(deps: Deps, build: BuildDoc): Promise<void> {
   await queueStaticScan(deps, build);
+  await deps.repos.builds.markScanQueued(build.appId, build._id, deps.clock.now());
+}
+
+/**
+ * Queues the static scans still owed: a process that died between marking an artifact uploaded and queueing its
+ * job leaves such a build. Queueing is unique per build, so running this beside a live upload queues nothing twice.
+ */
+export async function queueOwedStaticScans(deps: Deps, limit = 100): Promise<number> {
+  const owed = await deps.repos.builds.listUploadedWithoutScanJob(limit);
+  for (const build of owed) await onArtifactUploaded(deps, build);
+  return owed.length;
 }

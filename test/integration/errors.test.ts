@@ -52,6 +52,10 @@ it('answers malformed JSON 400 and a wrong media type 415', async () => {
   await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: json(key), body: '{"platform": "android",' }), 400, 'malformed_request');
   await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'text/plain' }, body: 'hello' }), 415, 'unsupported_media_type');
   await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/xml' }, body: '<a/>' }), 415, 'unsupported_media_type');
+  // The upload takes raw bytes: a JSON body is the wrong media type, not malformed JSON.
+  const upload = await h.api(`/v1/uploads/${'x'.repeat(40)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"not":"bytes"' });
+  expect(upload.status).toBe(415);
+  expect(upload.headers.get('ratelimit-limit')).toBeNull();
 });
 
 it('answers a body that breaks the schema 422 with pointers where the operation lists 422', async () => {

@@ -8,7 +8,7 @@ import { startHarness, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 import { createJobRunner, DEFAULT_RUNNER_OPTIONS, staticScanId } from '../../src/jobs';
 import { runScanJob } from '../../src/jobs/scan-job';
-import { onArtifactUploaded } from '../../src/services/build-hooks';
+import { onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
 
 function s3Env(): Record<string, string> {
@@ -147,4 +147,20 @@ it('gives up on a job whose holder crashed during the last attempt', async () =>
   expect(await h.jobs.runDue()).toBe(true);
   expect(await job(uploaded.id)).toMatchObject({ state: 'failed', attempts: DEFAULT_RUNNER_OPTIONS.maxAttempts + 1 });
   expect((await staticScans(uploaded.id)).length).toBe(1);
+});
+
+it('queues the static scan a crash left owed between the upload and its job', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  // The process died after marking the artifact uploaded and before queueing: no job, no queued mark.
+  await h.deps.db.collection('scan_jobs').deleteMany({ buildId: uploaded.id });
+  await h.deps.db.collection('builds').updateOne({ _id: uploaded.id as never }, { $unset: { 'artifact.scanQueuedAt': '' } });
+  expect(await h.deps.repos.scanJobs.findByBuild(appId, uploaded.id)).toBeNull();
+
+  expect(await queueOwedStaticScans(h.deps)).toBeGreaterThanOrEqual(1);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'queued' });
+  expect(await queueOwedStaticScans(h.deps)).toBe(0);
+  while (await h.jobs.runDue()) {
+    /* run every due job */
+  }
+  expect(await staticScans(uploaded.id)).toHaveLength(1);
 });
