@@ -12,6 +12,7 @@ import { JtiRepo } from './jti-repo';
 import { ScansRepo } from './scans-repo';
 import { ScanJobsRepo } from './scan-jobs-repo';
 import { ThreatsRepo } from './threats-repo';
+import { ThreatMergesRepo } from './threat-merges-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -28,6 +29,7 @@ export interface Repositories {
   scans: ScansRepo;
   scanJobs: ScanJobsRepo;
   threats: ThreatsRepo;
+  threatMerges: ThreatMergesRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -45,6 +47,7 @@ export function createRepositories(db: Db): Repositories {
     scans: new ScansRepo(db),
     scanJobs: new ScanJobsRepo(db),
     threats: new ThreatsRepo(db),
+    threatMerges: new ThreatMergesRepo(db),
   };
 }
 

@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import { ensureIndexes, isDuplicateKeyError } from './db';
 
 export const DETECTIONS = [
@@ -21,20 +21,18 @@ export type ThreatAction = (typeof THREAT_ACTIONS)[number];
 
 /**
  * One merged security event: the occurrences of one merge key (app, device, and everything of the event but time and
- * confidence) within 5 minutes of the first. `occurredAt`, `windowEnd` and `_id` never change after the insert, which
- * is what keeps list pages stable and lets a merge be a blind $inc by _id.
+ * confidence) within 5 minutes of the first. Never updated after the insert: `occurredAt` is the sort key, so pages
+ * stay stable, and occurrences merged by later requests are inserted beside it (ThreatMergesRepo).
  */
 export interface ThreatDoc {
   _id: string; // thr_<hex>, derived from (mergeKey, generation)
   appId: string;
   mergeKey: string;
-  generation: number; // n-th window of this merge key
-  /** On generation 0 only: a lower bound of the newest generation (every generation up to it exists). */
-  latestGeneration?: number;
+  generation: number; // n-th window of this merge key; generations 0..n all exist once n does
   deviceHash: string; // keyed hash of the device id; the id itself is never stored
   detection: Detection;
   verdict: ThreatVerdict;
-  confidence: number; // the highest of the merged occurrences
+  confidence: number; // the highest of the occurrences inserted with it (later ones: threat_merges)
   action: ThreatAction;
   signals: string[];
   platform: 'android' | 'ios' | null;
@@ -43,7 +41,7 @@ export interface ThreatDoc {
   occurredAt: Date; // first occurrence: the sort key
   lastOccurredAt: Date;
   windowEnd: Date; // occurredAt + 5 min: later occurrences open the next window
-  count: number;
+  count: number; // occurrences inserted with the window; later requests add theirs in threat_merges
   receivedAt: Date;
 }
 
@@ -71,10 +69,10 @@ export interface Occurrences {
 export type StatsRow = Pick<ThreatDoc, 'detection' | 'occurredAt' | 'count' | 'deviceHash'>;
 
 /**
- * The threats collection. Merging reads and writes single documents by a lone `_id` equality only: it is atomic per
- * document everywhere, and it is the one filter FerretDB pushes down (any other filter scans the collection there).
- * Those `_id` lookups check the app on the document instead of in the filter, which is equivalent (ids are derived
- * from a merge key that includes the app, and the app is compared before anything is returned).
+ * The threats collection. Ingestion only inserts, and reads single documents by a lone `_id` equality: the one filter
+ * FerretDB pushes down (any other filter, and every update, scans the collection there). Those lookups check the app
+ * on the document instead of in the filter, which is equivalent (ids derive from a merge key that includes the app,
+ * and the app is compared before anything is returned).
  */
 export class ThreatsRepo {
   static readonly collectionName = 'threats';
@@ -121,23 +119,6 @@ export class ThreatsRepo {
   async findWindow(appId: string, id: string): Promise<ThreatDoc | null> {
     const doc = await this.col.findOne({ _id: id });
     return doc && doc.appId === appId ? doc : null;
-  }
-
-  /** Adds occurrences to windows: one atomic $inc/$max per window, so concurrent merges never lose a count. */
-  async addOccurrences(byId: Map<string, Occurrences>): Promise<void> {
-    if (byId.size === 0) return;
-    const ops: AnyBulkWriteOperation<ThreatDoc>[] = [...byId].map(([id, occ]) => ({
-      updateOne: {
-        filter: { _id: id },
-        update: { $inc: { count: occ.count }, $max: { lastOccurredAt: occ.last, confidence: occ.confidence } },
-      },
-    }));
-    await this.col.bulkWrite(ops, { ordered: false });
-  }
-
-  /** Raises the newest-generation hint kept on generation 0 ($max: it only ever grows). */
-  async raiseLatestGeneration(firstId: string, generation: number): Promise<void> {
-    await this.col.updateOne({ _id: firstId }, { $max: { latestGeneration: generation } });
   }
 
   /** Newest first by (occurredAt, _id), keyset-paginated: no skip, stable while windows are added or merged. */

@@ -114,7 +114,7 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
   const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
   for (const index of taken) known.push(firstWindows[index].group);
 
-  await inParallel(known, SLOW_PATH_CONCURRENCY, (group) => mergeOneKey(ctx.repos.threats, group, now));
+  await inParallel(known, SLOW_PATH_CONCURRENCY, (group) => mergeOneKey(ctx.repos, group, now));
   return { accepted: events.length };
 }
 

@@ -1,50 +1,66 @@
 import type { Occurrences, ThreatDoc, ThreatsRepo } from '../data/threats-repo';
-import { threatIdFor } from './merge-key';
+import { ThreatMergesRepo, type ThreatMergeDoc } from '../data/threat-merges-repo';
+import { MERGE_WINDOW_MS, threatIdFor } from './merge-key';
 import { contains } from './windows';
-import { seedOf, windowDoc, type PreparedEvent } from './window-doc';
+import { windowDoc, type PreparedEvent } from './window-doc';
 
 /** Late events: how many generations below the newest are searched for a window that holds them. */
 const LOOK_BACK = 4;
-/** Each round either places the event or learns of one more generation; this many means something is wrong. */
+/** Each round either places events or learns of a newer generation; this many means something is wrong. */
 const MAX_ROUNDS = 100;
 
+interface Repos {
+  threats: ThreatsRepo;
+  threatMerges: ThreatMergesRepo;
+}
+
 /**
- * Places the events of one merge key that already has windows. The windows of a key are numbered (generations) and
- * their ids derive from (key, generation), so opening a window is an insert that exactly one ingest can win:
+ * Places the events of one merge key that already has windows (or several windows in one batch). The windows of a
+ * key are numbered (generations) and their ids derive from (key, generation), so opening a window is an insert that
+ * exactly one ingest can win, on any server, without transactions:
  *
- * - Generation n is only ever inserted after generation n-1 was seen to exist, so every generation up to the newest
- *   known one exists, and generation 0 keeps a lower bound of the newest ($max, raised after each insert).
- * - An event goes into the window that holds it (first occurrence <= t <= first + 5 min), as an atomic $inc by _id:
- *   window bounds never change, so the check made on the read document stays true.
- * - Otherwise it opens generation newest+1. If that id is taken, another ingest opened it first: it is read and
- *   checked like the others, and the event merges into it or tries the next generation.
+ * - Generation n is only inserted after generation n-1 was seen to exist, so generations 0..newest all exist and the
+ *   newest is found by probing ids (doubling, then bisecting): reads by _id only.
+ * - An event goes into the window that holds it (first occurrence <= t <= first + 5 min). Window bounds never change,
+ *   so the check made on the read document stays true; the occurrences are inserted as one merge record per window.
+ * - Otherwise it opens generation newest+1, together with the following events that fall inside. If that id is
+ *   taken, another ingest opened it first: it is read and checked like the others.
  *
- * Two ingests racing on the same event therefore end in one window. Two racing on different occurrence times of one
- * key end as if the later one had been ingested first: when the later wins, the earlier is a late event and opens its
- * own window (a window never moves its first occurrence, which is the sort key). Counts are exact either way.
+ * The same event ingested twice at once therefore ends in one window. Racing events of different times of one key end
+ * as if the later had been ingested first: the earlier is then a late event and opens its own window (a window never
+ * moves its first occurrence, the sort key). Counts are exact either way.
  */
-export async function mergeOneKey(repo: ThreatsRepo, events: PreparedEvent[], receivedAt: Date): Promise<void> {
+export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date): Promise<void> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
   const { key, appId } = sorted[0];
   const windows = new Map<number, ThreatDoc>();
-  const additions = new Map<string, Occurrences>();
+  const merged = new Map<string, { window: ThreatDoc; occ: Occurrences }>();
   let newest = -1;
 
   const load = async (generation: number): Promise<ThreatDoc | null> => {
     const cached = windows.get(generation);
     if (cached) return cached;
-    const doc = await repo.findWindow(appId, threatIdFor(key, generation));
+    const doc = await repos.threats.findWindow(appId, threatIdFor(key, generation));
     if (doc) windows.set(generation, doc);
     return doc;
   };
 
-  const add = (doc: ThreatDoc, e: PreparedEvent) => {
-    const prior = additions.get(doc._id);
-    additions.set(doc._id, {
-      count: (prior?.count ?? 0) + 1,
-      last: prior && prior.last > e.at ? prior.last : e.at,
-      confidence: Math.max(prior?.confidence ?? 0, e.confidence),
-    });
+  /** The newest generation, given that `known` exists: double the step while ids exist, then bisect. */
+  const findNewest = async (known: number): Promise<number> => {
+    let low = known;
+    let step = 1;
+    let high = known + step;
+    while (await load(high)) {
+      low = high;
+      step *= 2;
+      high = known + step;
+    }
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (await load(mid)) low = mid;
+      else high = mid;
+    }
+    return low;
   };
 
   /** The earliest-starting window among the newest generations that holds `at`. */
@@ -57,32 +73,63 @@ export async function mergeOneKey(repo: ThreatsRepo, events: PreparedEvent[], re
     return best;
   };
 
-  const open = async (e: PreparedEvent, generation: number): Promise<boolean> => {
-    const doc = windowDoc(e, seedOf(e), generation, receivedAt);
-    if (!(await repo.insertWindow(doc))) return false;
-    windows.set(generation, doc);
-    if (generation > 0) await repo.raiseLatestGeneration(threatIdFor(key, 0), generation);
-    return true;
+  const add = (window: ThreatDoc, e: PreparedEvent) => {
+    const prior = merged.get(window._id)?.occ;
+    merged.set(window._id, {
+      window,
+      occ: {
+        count: (prior?.count ?? 0) + 1,
+        last: prior && prior.last > e.at ? prior.last : e.at,
+        confidence: Math.max(prior?.confidence ?? 0, e.confidence),
+      },
+    });
   };
 
-  const place = async (e: PreparedEvent): Promise<void> => {
+  /** Opens generation `generation` at sorted[i] with the events after it that fall inside; how many it took, or 0. */
+  const open = async (i: number, generation: number): Promise<number> => {
+    const first = sorted[i];
+    let j = i + 1;
+    while (j < sorted.length && sorted[j].at.getTime() - first.at.getTime() <= MERGE_WINDOW_MS) j++;
+    const members = sorted.slice(i, j);
+    const doc = windowDoc(first, { first: first.at, last: members[members.length - 1].at, confidence: Math.max(...members.map((m) => m.confidence)), count: members.length }, generation, receivedAt);
+    if (!(await repos.threats.insertWindow(doc))) return 0;
+    windows.set(generation, doc);
+    return members.length;
+  };
+
+  /** Places sorted[i] (and maybe followers); returns the index of the next event to place. */
+  const place = async (i: number): Promise<number> => {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (newest < 0) {
-        const first = await load(0);
-        if (!first) {
-          if (await open(e, 0)) return void (newest = 0);
+        if (!(await load(0))) {
+          const taken = await open(i, 0);
+          if (taken) return (newest = 0), i + taken;
           continue; // opened by another ingest meanwhile: read it
         }
-        newest = first.latestGeneration ?? 0;
+        newest = await findNewest(0);
       }
-      const window = await holding(e.at);
-      if (window) return add(window, e);
-      if (await open(e, newest + 1)) return void (newest += 1);
-      newest += 1; // taken: the next round reads it
+      const window = await holding(sorted[i].at);
+      if (window) return add(window, sorted[i]), i + 1;
+      const taken = await open(i, newest + 1);
+      if (taken) return (newest += 1), i + taken;
+      newest = await findNewest(newest + 1); // taken: it exists now, and maybe more after it
     }
     throw new Error('threat merge did not settle');
   };
 
-  for (const e of sorted) await place(e);
-  await repo.addOccurrences(additions);
+  for (let i = 0; i < sorted.length; ) i = await place(i);
+
+  const records: ThreatMergeDoc[] = [...merged.values()].map(({ window, occ }) => ({
+    _id: ThreatMergesRepo.newId(),
+    appId,
+    threatId: window._id,
+    count: occ.count,
+    last: occ.last,
+    confidence: occ.confidence,
+    threatOccurredAt: window.occurredAt,
+    detection: window.detection,
+    deviceHash: window.deviceHash,
+    createdAt: receivedAt,
+  }));
+  await repos.threatMerges.insert(records);
 }

@@ -28,7 +28,6 @@ export function windowDoc(event: PreparedEvent, seed: WindowSeed, generation: nu
     appId: event.appId,
     mergeKey: event.key,
     generation,
-    ...(generation === 0 ? { latestGeneration: 0 } : {}),
     deviceHash: event.deviceHash,
     detection: event.detection,
     verdict: event.verdict,

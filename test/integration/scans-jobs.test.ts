@@ -3,26 +3,14 @@
 // retried, and a crash after the scan was written still leaves one static scan; a job that keeps failing ends,
 // after the last attempt, as `failed` with a scan saying the analysis could not complete (never a stuck job, never
 // internal detail in the finding); back-off is measured on the service clock.
-import { randomBytes } from 'node:crypto';
-import { startHarness, type Harness } from '../support/harness';
+import { startHarness, s3StoreEnv, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 import { createJobRunner, DEFAULT_RUNNER_OPTIONS, staticScanId } from '../../src/jobs';
 import { runScanJob } from '../../src/jobs/scan-job';
 import { onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
 
-function s3Env(): Record<string, string> {
-  const env: Record<string, string> = {
-    ARTIFACT_STORE: 's3',
-    S3_BUCKET: `scans-${randomBytes(4).toString('hex')}`,
-    S3_ENDPOINT: process.env.TEST_S3_ENDPOINT ?? '',
-    S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
-  };
-  const accessKeyId = process.env.TEST_S3_ACCESS_KEY_ID ?? process.env.AWS_ACCESS_KEY_ID;
-  const secret = process.env.TEST_S3_SECRET_ACCESS_KEY ?? process.env.AWS_SECRET_ACCESS_KEY;
-  if (accessKeyId && secret) Object.assign(env, { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secret });
-  return env;
-}
+const s3Env = () => s3StoreEnv('scans');
 
 let h: Harness;
 let appId: string;

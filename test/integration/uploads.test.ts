@@ -4,22 +4,12 @@
 // (others 409) and 409 after success; 403 for expired, tampered and revoked-key tokens; 404 when the build is gone;
 // a client that disconnects halfway leaves nothing and does not block a retry; no rate-limit headers.
 import { randomBytes } from 'node:crypto';
-import { startHarness, bearer, json, type Harness } from '../support/harness';
+import { startHarness, bearer, json, type Harness, s3StoreEnv } from '../support/harness';
 import { artifactBytes, createBuildWithArtifact, put, tokenOf } from './uploads-support';
 import { untyped } from './uploads-support';
 
 function storeEnv(kind: 'fs' | 's3'): Record<string, string> {
-  if (kind === 'fs') return { ARTIFACT_STORE: 'fs' };
-  const env: Record<string, string> = {
-    ARTIFACT_STORE: 's3',
-    S3_BUCKET: `uploads-${randomBytes(4).toString('hex')}`,
-    S3_ENDPOINT: process.env.TEST_S3_ENDPOINT ?? '',
-    S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
-  };
-  const accessKeyId = process.env.TEST_S3_ACCESS_KEY_ID ?? process.env.AWS_ACCESS_KEY_ID;
-  const secret = process.env.TEST_S3_SECRET_ACCESS_KEY ?? process.env.AWS_SECRET_ACCESS_KEY;
-  if (accessKeyId && secret) Object.assign(env, { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secret });
-  return env;
+  return kind === 'fs' ? { ARTIFACT_STORE: 'fs' } : s3StoreEnv('uploads');
 }
 
 describe.each(['fs', 's3'] as const)('uploads to the %s store', (kind) => {

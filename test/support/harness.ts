@@ -115,3 +115,17 @@ export const json = (key: string) => ({ authorization: `Bearer ${key}`, 'content
 /** A response body as JSON, typed loosely on purpose: tests assert its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const readJson = (res: Response): Promise<any> => res.json();
+
+/** Settings for the S3 store of the test bed, in a bucket of the test's own. */
+export function s3StoreEnv(bucketPrefix: string): Record<string, string> {
+  const env: Record<string, string> = {
+    ARTIFACT_STORE: 's3',
+    S3_BUCKET: `${bucketPrefix}-${randomBytes(4).toString('hex')}`,
+    S3_ENDPOINT: process.env.TEST_S3_ENDPOINT ?? '',
+    S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
+  };
+  const accessKeyId = process.env.TEST_S3_ACCESS_KEY_ID ?? process.env.AWS_ACCESS_KEY_ID;
+  const secret = process.env.TEST_S3_SECRET_ACCESS_KEY ?? process.env.AWS_SECRET_ACCESS_KEY;
+  if (accessKeyId && secret) Object.assign(env, { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secret });
+  return env;
+}
