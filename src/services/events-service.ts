@@ -7,6 +7,8 @@ import { hashDeviceId, mergeKey } from '../threats/merge-key';
 import { planWindows } from '../threats/windows';
 import { mergeOneKey } from '../threats/merge-one-key';
 import { windowDoc, type PreparedEvent } from '../threats/window-doc';
+import { windowCacheFor } from '../threats/window-cache';
+import type { ThreatMergeDoc } from '../data/threat-merges-repo';
 
 export const MAX_BATCH = 100;
 /** A device clock may run a little ahead; further than this, an event would sit on top of every list for days. */
@@ -104,17 +106,27 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
     byKey.set(prepared.key, [...(byKey.get(prepared.key) ?? []), prepared]);
   }
 
+  const cache = windowCacheFor(ctx.repos);
   const firstWindows: { doc: ThreatDoc; group: PreparedEvent[] }[] = [];
   const known: PreparedEvent[][] = [];
   for (const group of byKey.values()) {
     const windows = planWindows(group);
-    if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: windows[0].members.length }, 0, now), group });
+    const seen = cache.get(group[0].key) || cache.isOpening(group[0].key);
+    if (seen) known.push(group); // this process has seen the key: no first window to open
+    else if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: windows[0].members.length }, 0, now), group });
     else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
   }
-  const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
-  for (const index of taken) known.push(firstWindows[index].group);
+  const opened = cache.markOpening(firstWindows.map((w) => w.doc.mergeKey));
+  try {
+    const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
+    firstWindows.forEach((w, index) => (taken.has(index) ? known.push(w.group) : cache.remember(w.doc.mergeKey, 0, [w.doc])));
+  } finally {
+    opened();
+  }
 
-  await inParallel(known, SLOW_PATH_CONCURRENCY, (group) => mergeOneKey(ctx.repos, group, now));
+  const records: ThreatMergeDoc[] = [];
+  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache))));
+  await ctx.repos.threatMerges.insert(records);
   return { accepted: events.length };
 }
 

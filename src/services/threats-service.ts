@@ -53,6 +53,21 @@ function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
   return query;
 }
 
+/** Threats as readers see them: with the occurrences later requests merged into them (count, last time, confidence). */
+async function withMerged(ctx: RequestContext, appId: string, docs: ThreatDoc[]): Promise<ThreatDoc[]> {
+  const sums = await ctx.repos.threatMerges.sums(appId, docs.map((d) => d._id));
+  return docs.map((d) => {
+    const more = sums.get(d._id);
+    if (!more) return d;
+    return {
+      ...d,
+      count: d.count + more.count,
+      lastOccurredAt: more.last > d.lastOccurredAt ? more.last : d.lastOccurredAt,
+      confidence: Math.max(d.confidence, more.confidence),
+    };
+  });
+}
+
 function isPosition(value: unknown): value is Position {
   return Array.isArray(value) && value.length === 2 && Number.isFinite(value[0]) && typeof value[1] === 'string';
 }
@@ -84,7 +99,7 @@ export async function listThreats(ctx: RequestContext, input: ThreatListInput): 
   const page = await ctx.repos.threats.list(input.appId, query, limit, after && { occurredAt: new Date(after[0]), id: after[1] });
   const last = page.data[page.data.length - 1];
   return {
-    data: page.data,
+    data: await withMerged(ctx, input.appId, page.data),
     hasMore: page.hasMore,
     nextCursor: page.hasMore && last ? ctx.deps.cursors.encode('threats', bound, [last.occurredAt.getTime(), last._id] satisfies Position) : null,
   };
@@ -122,6 +137,14 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
     bucket.events += row.count;
     bucket.devices.add(row.deviceHash);
     buckets.set(id, bucket);
+  }
+  // Occurrences merged by later requests count as events of their threat's day; their devices are already counted.
+  for await (const row of ctx.repos.threatMerges.statsRows(input.appId, input.from, input.to, MAX_STATS_WINDOWS)) {
+    if (++seen > MAX_STATS_WINDOWS) {
+      throw validationFailed([{ pointer: '/to', message: `more than ${MAX_STATS_WINDOWS} threats in range; narrow it` }]);
+    }
+    const bucket = buckets.get(`${row.threatOccurredAt.toISOString().slice(0, 10)}|${row.detection}`);
+    if (bucket) bucket.events += row.count;
   }
   return [...buckets.values()]
     .sort((a, b) => a.day.localeCompare(b.day) || a.detection.localeCompare(b.detection))

@@ -3,6 +3,7 @@ import { ThreatMergesRepo, type ThreatMergeDoc } from '../data/threat-merges-rep
 import { MERGE_WINDOW_MS, threatIdFor } from './merge-key';
 import { contains } from './windows';
 import { windowDoc, type PreparedEvent } from './window-doc';
+import type { WindowCache } from './window-cache';
 
 /** Late events: how many generations below the newest are searched for a window that holds them. */
 const LOOK_BACK = 4;
@@ -11,7 +12,6 @@ const MAX_ROUNDS = 100;
 
 interface Repos {
   threats: ThreatsRepo;
-  threatMerges: ThreatMergesRepo;
 }
 
 /**
@@ -21,8 +21,9 @@ interface Repos {
  *
  * - Generation n is only inserted after generation n-1 was seen to exist, so generations 0..newest all exist and the
  *   newest is found by probing ids (doubling, then bisecting): reads by _id only.
- * - An event goes into the window that holds it (first occurrence <= t <= first + 5 min). Window bounds never change,
- *   so the check made on the read document stays true; the occurrences are inserted as one merge record per window.
+ * - An event goes into a window that holds it (first occurrence <= t <= first + 5 min), the latest-starting one when
+ *   several do. Window bounds never change, so the check made on the read document stays true; the occurrences are
+ *   returned as one merge record per window, for the caller to insert.
  * - Otherwise it opens generation newest+1, together with the following events that fall inside. If that id is
  *   taken, another ingest opened it first: it is read and checked like the others.
  *
@@ -30,12 +31,21 @@ interface Repos {
  * as if the later had been ingested first: the earlier is then a late event and opens its own window (a window never
  * moves its first occurrence, the sort key). Counts are exact either way.
  */
-export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date): Promise<void> {
+export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache): Promise<ThreatMergeDoc[]> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
   const { key, appId } = sorted[0];
   const windows = new Map<number, ThreatDoc>();
   const merged = new Map<string, { window: ThreatDoc; occ: Occurrences }>();
   let newest = -1;
+  // What this process already knows of the key (see WindowCache): a repeat inside the frontier window, or after it,
+  // needs no read. A late event (before the frontier began) searches as usual.
+  await cache.settled(key);
+  const known = cache.get(key);
+  let frontier = known?.frontier ?? null;
+  if (known) {
+    newest = known.newest;
+    windows.set(known.frontier.generation, known.frontier);
+  }
 
   const load = async (generation: number): Promise<ThreatDoc | null> => {
     const cached = windows.get(generation);
@@ -63,12 +73,12 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     return low;
   };
 
-  /** The earliest-starting window among the newest generations that holds `at`. */
+  /** The latest-starting window among the newest generations that holds `at` (the frontier, when it does). */
   const holding = async (at: Date): Promise<ThreatDoc | null> => {
     let best: ThreatDoc | null = null;
     for (let g = newest; g >= Math.max(0, newest - LOOK_BACK); g--) {
       const doc = await load(g);
-      if (doc && contains(doc, at) && (!best || doc.occurredAt < best.occurredAt)) best = doc;
+      if (doc && contains(doc, at) && (!best || doc.occurredAt > best.occurredAt)) best = doc;
     }
     return best;
   };
@@ -103,23 +113,33 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
       if (newest < 0) {
         if (!(await load(0))) {
           const taken = await open(i, 0);
-          if (taken) return (newest = 0), i + taken;
+          if (taken) return (newest = 0), (frontier = windows.get(0)!), i + taken;
           continue; // opened by another ingest meanwhile: read it
         }
         newest = await findNewest(0);
       }
-      const window = await holding(sorted[i].at);
+      const at = sorted[i].at;
+      if (frontier && contains(frontier, at)) return add(frontier, sorted[i]), i + 1;
+      const window = frontier && at > frontier.windowEnd ? null : await holding(at);
       if (window) return add(window, sorted[i]), i + 1;
       const taken = await open(i, newest + 1);
-      if (taken) return (newest += 1), i + taken;
+      if (taken) {
+        newest += 1;
+        const opened = windows.get(newest)!;
+        if (!frontier || opened.windowEnd > frontier.windowEnd) frontier = opened;
+        return i + taken;
+      }
+      frontier = null; // another ingest got there first: trust only what is read from here on
       newest = await findNewest(newest + 1); // taken: it exists now, and maybe more after it
     }
     throw new Error('threat merge did not settle');
   };
 
   for (let i = 0; i < sorted.length; ) i = await place(i);
+  if (newest >= 0) cache.remember(key, newest, windows.values());
 
-  const records: ThreatMergeDoc[] = [...merged.values()].map(({ window, occ }) => ({
+  // The caller inserts the records of every key of the request at once, after every window is open.
+  return [...merged.values()].map(({ window, occ }) => ({
     _id: ThreatMergesRepo.newId(),
     appId,
     threatId: window._id,
@@ -131,5 +151,4 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     deviceHash: window.deviceHash,
     createdAt: receivedAt,
   }));
-  await repos.threatMerges.insert(records);
 }

@@ -148,11 +148,11 @@ describe('merge rule', () => {
     const a = await freshApp();
     await ingest(h.baseUrl, a.device, [event(after(t0, minutes(3)))]);
     await ingest(h.baseUrl, a.device, [event(after(t0, minutes(1)))]);
-    await ingest(h.baseUrl, a.device, [event(after(t0, minutes(4)))]); // both windows hold it: the earlier one takes it
+    await ingest(h.baseUrl, a.device, [event(after(t0, minutes(4)))]); // both windows hold it: the current one takes it
     const threats = await listAll(h, a.reader, a.appId);
     expect(threats.map((t) => [t.occurredAt, t.count])).toEqual([
-      [after(t0, minutes(3)).toISOString(), 1],
-      [after(t0, minutes(1)).toISOString(), 2],
+      [after(t0, minutes(3)).toISOString(), 2],
+      [after(t0, minutes(1)).toISOString(), 1],
     ]);
   });
 
