@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Collection, type Db, type Document, type IndexDescription } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db, type Document, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
 
 export async function connectMongo(uri: string): Promise<MongoClient> {
   const client = new MongoClient(uri, {
@@ -31,6 +31,20 @@ export async function ensureIndexes(collection: Collection<any>, indexes: IndexD
 
 export function isDuplicateKeyError(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
+}
+
+/**
+ * Inserts a document unless one with the same unique key exists; false then. A unique index decides between racing
+ * writers, so exactly one of them gets true.
+ */
+export async function insertIfAbsent<T extends Document>(collection: Collection<T>, doc: OptionalUnlessRequiredId<T>): Promise<boolean> {
+  try {
+    await collection.insertOne(doc);
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
 }
 
 export type { Collection, Db, Document };

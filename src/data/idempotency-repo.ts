@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { ensureIndexes, insertIfAbsent } from './db';
 
 export interface StoredResponse {
   status: number;
@@ -41,12 +41,7 @@ export class IdempotencyRepo {
    * the take-over of an expired record or of an abandoned lease.
    */
   async claim(fresh: IdempotencyDoc, now: Date): Promise<ClaimOutcome> {
-    try {
-      await this.col.insertOne(fresh);
-      return { kind: 'claimed' };
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
+    if (await insertIfAbsent(this.col, fresh)) return { kind: 'claimed' };
     // An expired record counts as absent: replace it, but only if it is still the expired one.
     const replaced = await this.col.findOneAndReplace({ _id: fresh._id, expiresAt: { $lte: now } }, fresh);
     if (replaced) return { kind: 'claimed' };

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { ensureIndexes, insertIfAbsent } from './db';
 
 export type ScanJobState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -39,14 +39,8 @@ export class ScanJobsRepo {
     ]);
   }
   /** Queues the job; false when the build already has one. */
-  async enqueue(doc: ScanJobDoc): Promise<boolean> {
-    try {
-      await this.col.insertOne(doc);
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+  enqueue(doc: ScanJobDoc): Promise<boolean> {
+    return insertIfAbsent(this.col, doc);
   }
   /**
    * Claims one due job: a queued one, or a running one whose holder let its lease lapse (it crashed or hung).

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
 
 export type ScanEngine = 'preview' | 'static';
@@ -30,14 +30,8 @@ export class ScansRepo {
    * Writes a scan whose id is decided by the caller. A second write of the same id (a retried job that had
    * already written its scan before it crashed) is a no-op: false, and the first scan stays as it was.
    */
-  async insertOnce(doc: ScanDoc): Promise<boolean> {
-    try {
-      await this.col.insertOne(doc);
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+  insertOnce(doc: ScanDoc): Promise<boolean> {
+    return insertIfAbsent(this.col, doc);
   }
   findById(appId: string | null, id: string): Promise<ScanDoc | null> {
     return this.col.findOne(appId === null ? { _id: id } : { _id: id, appId });
