@@ -90,10 +90,10 @@ async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promis
 
 /**
  * Ingests a batch of device events (API keys with events:ingest only). Events are grouped by merge key and split into
- * windows in memory first. A merge key seen for the first time opens its first window with a plain insert, all such
- * keys of the batch in one insertMany: the common case costs what a raw insert costs. A key that already has
- * windows (its generation-0 id is taken) goes through `mergeOneKey`, which merges with atomic $inc by _id and
- * serializes the opening of new windows through their derived ids.
+ * windows in memory first. A key never seen opens its first window with a plain insert, all such keys of the batch in
+ * one insertMany, so the common case costs what a raw insert costs. Keys that already have windows go through
+ * `mergeOneKey`, which opens new windows by insert (derived ids serialize racing openers) and returns merge records;
+ * those are inserted together at the end. Nothing is ever updated, so every step is atomic on its own.
  */
 export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number }> {
   const principal = requireDeviceKey(ctx, 'events:ingest');

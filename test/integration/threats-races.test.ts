@@ -72,3 +72,17 @@ it('never loses or double-counts racing events of different times, and keeps eve
   expect(threats.length).toBeGreaterThanOrEqual(2);
   expect(threats.length).toBeLessThan(30);
 });
+
+it('finds the newest of many windows from an instance that has seen none of them', async () => {
+  const a = await freshApp();
+  for (let w = 0; w < 11; w++) await ingest(h.baseUrl, a.device, [event(after(t0, w * minutes(6)))]);
+  // The second instance knows nothing of this key: it must find generation 10 by probing and merge into it.
+  await ingest(second.baseUrl, a.device, [event(after(t0, 10 * minutes(6) + minutes(2)))]);
+  await ingest(second.baseUrl, a.device, [event(after(t0, 11 * minutes(6)))]);
+  const threats = await listAll(h, a.reader, a.appId);
+  expect(threats).toHaveLength(12);
+  expect(threats.slice(0, 2).map((t) => [t.occurredAt, t.count])).toEqual([
+    [after(t0, 11 * minutes(6)).toISOString(), 1],
+    [after(t0, 10 * minutes(6)).toISOString(), 2],
+  ]);
+});
