@@ -58,5 +58,6 @@ export function queryLimits(context: ValidationContext): ASTVisitor {
 
 /** Fields that return lists whose size a `limit` argument sets. */
 function isListLike(field: string): boolean {
-  return ['apps', 'builds', 'threats', 'auditEvents', 'data', 'apiKeys', 'oidcRules', 'threatStats', 'findings', 'scans'].includes(field);
+  // Page wrappers (threats, auditEvents) carry the limit; their `data` list is already counted by it.
+  return ['apps', 'builds', 'threats', 'auditEvents', 'apiKeys', 'oidcRules', 'threatStats', 'findings', 'scans'].includes(field);
 }

@@ -73,6 +73,12 @@ it('refuses queries that are too deep or too costly before running them', async 
   expect((await readJson(deep)).errors[0].message).toMatch(/^Query depth \d+ exceeds the limit of 8\./);
   const costly = await gql(support, '{ apps(limit: 200) { apiKeys { id name scopes createdAt mode appId revokedAt expiresAt } } }');
   expect((await readJson(costly)).errors[0].message).toMatch(/^Query cost \d+ exceeds the limit of 2000\./);
+  // A dashboard page of threats is an ordinary query: its limit is counted once, not again for `data`.
+  const { appId } = await h.newApp();
+  const page = await gql(support, `query($a: ID!) { threats(appId: $a, limit: 100) { data { id detection verdict confidence action signals platform appVersion buildId occurredAt count } hasMore nextCursor } }`, { a: appId });
+  const pageBody = await readJson(page);
+  expect(pageBody.errors).toBeUndefined();
+  expect(pageBody.data.threats).toEqual({ data: [], hasMore: false, nextCursor: null });
 });
 
 it('serves Apollo Sandbox when on, and not when off', async () => {
