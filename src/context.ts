@@ -15,11 +15,12 @@ export interface RequestContext {
   deps: Deps;
 }
 
-export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID()): RequestContext {
+/** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
+export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID(), logger?: Logger): RequestContext {
   return {
     requestId,
     principal,
-    logger: deps.logger.child({ requestId }),
+    logger: logger ?? deps.logger.child({ requestId }),
     clock: deps.clock,
     repos: deps.repos,
     deps,

@@ -9,6 +9,7 @@ import { createContext, type RequestContext } from '../context';
 import { authenticateStaff } from '../auth/authenticate';
 import { isDomainError } from '../errors';
 import { queryLimits } from './limits';
+import { requestState } from '../../rest/state';
 
 /** Support staff read; only admins run mutations. Services check roles too: this refuses early and plainly. */
 const roleGate: ApolloServerPlugin<RequestContext> = {
@@ -79,7 +80,9 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
       if (!principal) {
         throw new GraphQLError('A staff token is required.', { extensions: { code: 'unauthorized', http: { status: 401 } } });
       }
-      return createContext(deps, principal, String(req.res?.getHeader('x-request-id') ?? '') || undefined);
+      // The request id and logger the request-context middleware gave this request: both entry points log alike.
+      const state = req.res ? requestState(req.res) : undefined;
+      return createContext(deps, principal, state?.requestId, state?.logger);
     },
   });
   return { handler: [express.json({ limit: '100kb' }), middleware], stop: () => server.stop() };
