@@ -73,7 +73,8 @@ export class ServerProcess {
     const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await this.exited;
     clearTimeout(force);
-    child.stdin?.destroy();
+    // The pipes close only when every holder is gone; a stopped server leaves nothing for Jest to wait on.
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
   }
 
   async restart(): Promise<void> {
