@@ -1,16 +1,16 @@
 /**
  * The floor for `npm run bench:upload`: the least an upload can do. A bare node:http handler that streams the body
  * through a SHA-256 into the same kind of store the service uses (a temporary file renamed into the artifact folder,
- * or lib-storage's Upload to the same S3 server), then answers. No framework, no token, no database.
+ * or the same multipart upload to the same S3 server), then answers. No framework, no token, no database.
  */
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { PassThrough, Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { uploadStream } from '../src/storage/s3-multipart';
 
 const dir = process.env.ARTIFACT_DIR!;
 const s3 = process.env.ARTIFACT_STORE === 's3'
@@ -22,12 +22,11 @@ const s3 = process.env.ARTIFACT_STORE === 's3'
     })
   : null;
 
-async function store(body: NodeJS.ReadableStream): Promise<void> {
+async function store(body: Readable, sizeBytes: number): Promise<void> {
   const name = randomBytes(8).toString('hex');
   if (s3) {
-    const pass = new PassThrough();
-    body.pipe(pass);
-    await new Upload({ client: s3, params: { Bucket: process.env.S3_BUCKET!, Key: `floor/${name}`, Body: pass }, partSize: 8 << 20, queueSize: 2 }).done();
+    const key = `floor/${name}`;
+    await uploadStream(body, sizeBytes, { client: s3, bucket: process.env.S3_BUCKET!, key, contentType: 'application/octet-stream', partSize: 5 << 20, parallel: 2 });
     return;
   }
   const temp = path.join(dir, `floor-${name}.partial`);
@@ -47,7 +46,7 @@ const server = http.createServer(async (req, res) => {
     },
   });
   req.pipe(hasher);
-  await store(hasher);
+  await store(hasher, Number(req.headers['content-length']));
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes, sha256: hash.digest('hex') }));
 });
 server.listen(Number(process.env.PORT), '127.0.0.1');

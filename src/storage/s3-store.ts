@@ -8,8 +8,8 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { assertKey, StoreUnavailableError, type ArtifactStore } from './artifact-store';
+import { MIN_PART_SIZE, uploadStream } from './s3-multipart';
 import type { Logger } from '../logger';
 
 export interface S3StoreOptions {
@@ -20,9 +20,9 @@ export interface S3StoreOptions {
   credentials: { accessKeyId: string; secretAccessKey: string } | null; // null: the SDK's default chain
 }
 
-/** 8 MiB parts, two in flight: large bodies go multipart with a bounded buffer (about partSize * (queue + 1)). */
-const PART_SIZE = 8 * 1024 * 1024;
-const QUEUE_SIZE = 2;
+/** 5 MiB parts (S3's minimum), two in flight while a third fills: about 15 MiB of buffers per upload. */
+const PART_SIZE = MIN_PART_SIZE;
+const PARALLEL_PARTS = 2;
 
 function isNotFound(error: unknown): boolean {
   if (!(error instanceof S3ServiceException)) return false;
@@ -30,13 +30,14 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
- * Artifacts in an S3 bucket, through @aws-sdk/lib-storage's Upload (multipart above one part, a single PUT below).
+ * Artifacts in an S3 bucket. Bodies are streamed by uploadStream (s3-multipart.ts): a single PUT up to one part,
+ * multipart above, with a fixed set of part buffers.
  *
- * Nothing becomes visible before the body ended cleanly: Upload completes the multipart upload (or sends its single
- * PUT) only after it has read the body to its end, and the verifying stream the service hands in raises its
- * size/hash mismatch before it ends. On any error Upload aborts the multipart upload (leavePartsOnError: false), so
- * a mismatch or a disconnect leaves no object and no billable parts behind (an abort that fails while the server is
- * down leaves invisible parts, which a bucket lifecycle rule for incomplete uploads cleans).
+ * Nothing becomes visible before the body ended cleanly: the upload is completed only after the body was read to
+ * its end, and the verifying stream the service hands in raises its size/hash mismatch before it ends. On any error
+ * the multipart upload is aborted, so a mismatch or a disconnect leaves no object and no billable parts behind (an
+ * abort that fails while the server is down leaves invisible parts, which a bucket lifecycle rule for incomplete
+ * uploads cleans).
  */
 export class S3ArtifactStore implements ArtifactStore {
   readonly kind = 's3' as const;
@@ -92,14 +93,14 @@ export class S3ArtifactStore implements ArtifactStore {
     body.once('error', (err) => (bodyError = err));
     try {
       await this.init();
-      const upload = new Upload({
+      await uploadStream(body, sizeBytes, {
         client: this.client,
-        params: { Bucket: this.options.bucket, Key: key, Body: body, ContentType: 'application/octet-stream' },
-        partSize: Math.max(PART_SIZE, Math.ceil(sizeBytes / 10_000)), // S3 allows at most 10,000 parts
-        queueSize: QUEUE_SIZE,
-        leavePartsOnError: false,
+        bucket: this.options.bucket,
+        key,
+        contentType: 'application/octet-stream',
+        partSize: PART_SIZE,
+        parallel: PARALLEL_PARTS,
       });
-      await upload.done();
     } catch (error) {
       if (bodyError) throw bodyError;
       if (error instanceof StoreUnavailableError) throw error;
