@@ -21,13 +21,26 @@ function toPointer(path: string | undefined): string {
   return path.replace(/^\/params\//, '/path/');
 }
 
+const BODY_REQUIRED = 'a JSON body is required';
+
+/** The validator's words, except where they name its own request model rather than the client's body. */
+function fieldMessage(message: string | undefined): string {
+  if (message === "must have required property 'body'") return BODY_REQUIRED;
+  return message ?? 'is invalid';
+}
+
 function fromValidator(error: ValidatorError, op: OperationInfo | undefined, requestId: string): Problem {
   const items = error.errors ?? [];
-  const fieldErrors: FieldError[] = items.map((e) => ({ pointer: toPointer(e.path), message: e.message ?? 'is invalid' }));
+  const fieldErrors: FieldError[] = items.map((e) => ({ pointer: toPointer(e.path), message: fieldMessage(e.message) }));
   if (error.status === 415) return buildProblem('unsupported_media_type', requestId, { detail: 'Send this operation the media type the contract names.' });
   if (error.status === 405) return buildProblem('method_not_allowed', requestId);
   if (error.status === 404) return buildProblem('not_found', requestId);
   if (error.status === 413) return buildProblem('payload_too_large', requestId);
+  // The upload token is the credential of its operation: one that breaks its pattern is an invalid token (403), and
+  // is refused before anything about the body is said.
+  if (op?.operationId === 'uploadBuildArtifact' && items.some((e) => e.path === '/params/token')) {
+    return buildProblem('upload_url_invalid', requestId, { detail: 'The upload URL is invalid or expired.' });
+  }
   // A path id that breaks its pattern names no resource: 404 where the operation lists no 400 (getBuild, getScan).
   if (items.length > 0 && items.every((e) => e.path?.startsWith('/params/')) && op && !op.statuses.has(400)) {
     return buildProblem('not_found', requestId, { detail: 'No resource has this id.' });
@@ -41,9 +54,18 @@ function fromValidator(error: ValidatorError, op: OperationInfo | undefined, req
   return buildProblem('validation_failed', requestId, { status, detail: 'The request does not match the contract.', errors: fieldErrors });
 }
 
-function bodyParserProblem(error: any, requestId: string): Problem | null {
+function bodyParserProblem(error: any, requestId: string, op: OperationInfo | undefined): Problem | null {
   if (error?.type === 'entity.parse.failed') return buildProblem('malformed_request', requestId, { status: 400, detail: 'The body is not valid JSON.' });
-  if (error?.type === 'entity.too.large') return buildProblem('payload_too_large', requestId, { status: 413, detail: 'The body is larger than allowed.' });
+  if (error?.type === 'entity.empty') {
+    const status = op?.statuses.has(422) ? 422 : 400;
+    return buildProblem('validation_failed', requestId, { status, detail: 'The request does not match the contract.', errors: [{ pointer: '/', message: BODY_REQUIRED }] });
+  }
+  if (error?.type === 'encoding.invalid') return buildProblem('malformed_request', requestId, { status: 400, detail: 'The body is not valid UTF-8.' });
+  if (error?.type === 'entity.too.large') {
+    // 413 is the upload's status in the contract; the JSON operations list 400 for a body they cannot take.
+    if (op?.statuses.has(413)) return buildProblem('payload_too_large', requestId, { detail: 'The body is larger than allowed.' });
+    return buildProblem('malformed_request', requestId, { status: 400, detail: 'The body is larger than 1 MB, the limit for JSON bodies.' });
+  }
   if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported') {
     return buildProblem('unsupported_media_type', requestId, { detail: 'Unsupported body encoding or charset.' });
   }
@@ -63,7 +85,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   } else if (isValidatorError(error)) {
     problem = fromValidator(error, state.op, requestId);
   } else {
-    problem = bodyParserProblem(error, requestId);
+    problem = bodyParserProblem(error, requestId, state.op);
   }
   if (!problem) {
     state.logger.error({ err: error, operationId: state.op?.operationId }, 'unexpected error');

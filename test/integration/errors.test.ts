@@ -92,10 +92,35 @@ it('answers a malformed header 400', async () => {
   expect(body.errors[0].pointer).toBe('/headers/idempotency-key');
 });
 
-it('answers a body over the JSON limit 413 without reading it all', async () => {
+it('answers a body over the JSON limit 400, since createBuild lists no 413', async () => {
   const res = await h.api('/v1/builds', { method: 'POST', headers: json(key), body: JSON.stringify({ version: 'x'.repeat(2 * 1024 * 1024) }) });
-  expect(res.status).toBe(413);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = await expectProblem(res, 400, 'malformed_request');
+  expect(body.detail).toBe('The body is larger than 1 MB, the limit for JSON bodies.');
+});
+
+it('answers a body that is not UTF-8 400 instead of storing replacement characters', async () => {
+  const { appId: fresh } = await h.newApp();
+  const { key: writer } = await h.newKey(fresh, ['builds:write']);
+  const bytes = Buffer.concat([Buffer.from('{"platform":"android","version":"1.0.'), Buffer.from([0xff]), Buffer.from('"}')]);
+  const res = await h.api('/v1/builds', { method: 'POST', headers: json(writer), body: bytes });
+  const body = await expectProblem(res, 400, 'malformed_request');
+  expect(body.detail).toBe('The body is not valid UTF-8.');
+  expect(await h.deps.db.collection('builds').countDocuments({ appId: fresh })).toBe(0);
+  // The same text in valid UTF-8 is taken as sent.
+  const good = await h.api('/v1/builds', { method: 'POST', headers: json(writer), body: '{"platform":"android","version":"1.0.\u00e9"}' });
+  expect(good.status).toBe(201);
+});
+
+it('validates JSON that is not an object, and says when the body is missing', async () => {
+  for (const text of ['null', '3', '"build"', '[]']) {
+    const res = await h.api('/v1/builds', { method: 'POST', headers: json(key), body: text });
+    const body = await expectProblem(res, 422, 'validation_failed');
+    expect(body.errors).toEqual([{ pointer: '/', message: 'must be object' }]);
+  }
+  const empty = await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: json(key) }), 422, 'validation_failed');
+  expect(empty.errors).toEqual([{ pointer: '/', message: 'a JSON body is required' }]);
+  const exchange = await h.api('/v1/auth/oidc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' });
+  await expectProblem(exchange, 400, 'validation_failed');
 });
 
 describe('unexpected errors', () => {
