@@ -12,6 +12,8 @@ export interface RequestState {
   principal?: Principal;
   authFailed?: boolean;
   ctx?: RequestContext;
+  /** Refuse to send a status the operation does not list (VALIDATE_RESPONSES, on in tests). */
+  checkContract?: boolean;
 }
 
 export function requestState(res: Response): RequestState {

@@ -12,7 +12,7 @@ export function requestContext(deps: Deps): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
-    const state: RequestState = { requestId, logger: deps.logger.child({ requestId }) };
+    const state: RequestState = { requestId, logger: deps.logger.child({ requestId }), checkContract: deps.config.validateResponses };
     res.locals.shieldgate = state;
     res.setHeader('Service-Api-Version', API_VERSION);
     res.setHeader('X-Request-Id', requestId);
