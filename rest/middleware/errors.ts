@@ -3,6 +3,7 @@ import { isDomainError, type FieldError } from '../../src/errors';
 import { buildProblem, sendProblem, type Problem } from '../problem';
 import type { OperationInfo } from '../spec';
 import { requestState } from '../state';
+import { describeLimit } from '../../src/http/json-body';
 
 interface ValidatorError {
   status: number;
@@ -64,7 +65,8 @@ function bodyParserProblem(error: any, requestId: string, op: OperationInfo | un
   if (error?.type === 'entity.too.large') {
     // 413 is the upload's status in the contract; the JSON operations list 400 for a body they cannot take.
     if (op?.statuses.has(413)) return buildProblem('payload_too_large', requestId, { detail: 'The body is larger than allowed.' });
-    return buildProblem('malformed_request', requestId, { status: 400, detail: 'The body is larger than 1 MB, the limit for JSON bodies.' });
+    const limit = typeof error.limit === 'number' ? ` (the limit is ${describeLimit(error.limit)})` : '';
+    return buildProblem('malformed_request', requestId, { status: 400, detail: `The body is larger than allowed${limit}.` });
   }
   if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported') {
     return buildProblem('unsupported_media_type', requestId, { detail: 'Unsupported body encoding or charset.' });

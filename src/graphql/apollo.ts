@@ -2,7 +2,8 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import { jsonBody } from '../http/json-body';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Deps } from '../deps';
 import { createContext, type RequestContext } from '../context';
@@ -66,6 +67,8 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
     introspection: deps.config.graphqlSandbox,
     includeStacktraceInErrorResponses: false,
     validationRules: [queryLimits],
+    // Parsing is bounded before validation runs: no dashboard query comes near this many tokens.
+    parseOptions: { maxTokens: 10_000 },
     formatError,
     plugins: [
       deps.config.graphqlSandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
@@ -85,5 +88,5 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
       return createContext(deps, principal, state?.requestId, state?.logger);
     },
   });
-  return { handler: [express.json({ limit: '100kb' }), middleware], stop: () => server.stop() };
+  return { handler: [jsonBody(100 * 1024, { emptyIsMissing: false }), middleware], stop: () => server.stop() };
 }

@@ -95,7 +95,7 @@ it('answers a malformed header 400', async () => {
 it('answers a body over the JSON limit 400, since createBuild lists no 413', async () => {
   const res = await h.api('/v1/builds', { method: 'POST', headers: json(key), body: JSON.stringify({ version: 'x'.repeat(2 * 1024 * 1024) }) });
   const body = await expectProblem(res, 400, 'malformed_request');
-  expect(body.detail).toBe('The body is larger than 1 MB, the limit for JSON bodies.');
+  expect(body.detail).toBe('The body is larger than allowed (the limit is 1 MB).');
 });
 
 it('answers a body that is not UTF-8 400 instead of storing replacement characters', async () => {

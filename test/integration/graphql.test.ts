@@ -81,6 +81,27 @@ it('refuses queries that are too deep or too costly before running them', async 
   expect(pageBody.data.threats).toEqual({ data: [], hasMore: false, nextCursor: null });
 });
 
+it('bounds parsing: too many tokens, too large a body, and bytes that are not UTF-8 are refused', async () => {
+  const tokens = await gql(support, `{ __typename ${'@include(if: true) '.repeat(3000)}}`);
+  expect(tokens.status).toBe(400);
+  expect((await readJson(tokens)).errors[0]).toMatchObject({
+    message: expect.stringMatching(/^Syntax Error: Document contains more (than|that) 10000 tokens/),
+    extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+  });
+
+  const large = await gql(support, '{ __typename }', { pad: 'x'.repeat(120 * 1024) });
+  expect(large.status).toBe(400);
+  expect(await readJson(large)).toMatchObject({ code: 'malformed_request', detail: 'The body is larger than allowed (the limit is 100 KB).' });
+
+  const bytes = Buffer.concat([Buffer.from('{"query":"{ __typename }","variables":{"x":"'), Buffer.from([0xc3]), Buffer.from('"}}')]);
+  const latin = await h.api('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(support) }, body: bytes });
+  expect(latin.status).toBe(400);
+  expect(await readJson(latin)).toMatchObject({ code: 'malformed_request', detail: 'The body is not valid UTF-8.' });
+
+  // An ordinary query still runs.
+  expect(await readJson(await gql(support, '{ __typename }'))).toEqual({ data: { __typename: 'Query' } });
+});
+
 it('serves Apollo Sandbox when on, and not when off', async () => {
   const on = await h.api('/graphql', { headers: { accept: 'text/html' } });
   expect(on.status).toBe(200);
