@@ -27,6 +27,8 @@ export interface Config {
   readonly validateResponses: boolean;
   /** Which proxies may set X-Forwarded-For (express "trust proxy"): client addresses key the anonymous rate limit. */
   readonly trustProxy: string | number;
+  /** An upload through which no byte moved for this long is stopped and its lock released. */
+  readonly uploadIdleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +124,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
+    uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

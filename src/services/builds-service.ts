@@ -117,7 +117,12 @@ export async function scansOfBuild(
   return scanSummariesOfBuild(ctx, build);
 }
 
-/** The upload lock's lease, renewed while bytes flow: a crashed upload blocks retries for at most this long. */
+/**
+ * The upload lock's lease: a crashed instance blocks retries for at most this long. While the upload runs, a watchdog
+ * renews it, unless no byte moved for UPLOAD_IDLE_TIMEOUT_S: a stalled or half-open connection (a CI runner whose
+ * network dropped without a reset) would otherwise hold the lock, and refuse every retry as in progress, for as long
+ * as the operating system keeps the dead socket.
+ */
 const LOCK_LEASE_MS = 60_000;
 const LOCK_RENEW_MS = 20_000;
 /** What a 503 asks the client to wait before retrying. */
@@ -132,8 +137,10 @@ function refusal(error: unknown): unknown {
         return new DomainError('artifact_mismatch', `${error.message} The artifact stays pending; the same URL may be used again.`);
       case 'lock_lost':
         return new DomainError('upload_in_progress', 'Another upload of this artifact took over.');
-      case 'client_gone':
-        return error;
+      case 'client_gone': // nobody reads this answer; a 400, not an unexpected error in the logs
+        return new DomainError('malformed_request', error.message);
+      case 'stalled':
+        return new DomainError('malformed_request', `${error.message} The artifact stays pending; the same URL may be used again.`);
     }
   }
   if (error instanceof StoreUnavailableError) {
@@ -171,13 +178,23 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
     if (!build?.artifact) throw notFound('Build');
     if (build.artifact.status === 'uploaded') throw new DomainError('artifact_already_uploaded', 'The artifact is already uploaded.');
 
-    const transfer = streamToStore(deps.artifacts, build.artifact.storageKey, body, grant);
+    const now = () => deps.clock.now().getTime();
+    const transfer = streamToStore(deps.artifacts, build.artifact.storageKey, body, grant, now);
+    const idleLimitMs = deps.config.uploadIdleTimeoutMs;
+    let renewedAt = now();
+    // Ticks often enough to notice a stall soon after the limit; renews the lease every LOCK_RENEW_MS of service time.
     renewer = setInterval(() => {
+      if (transfer.idleMs() > idleLimitMs) {
+        transfer.abort(new UploadBodyError('stalled', `No byte of the body arrived for ${idleLimitMs / 1000} s; the upload was stopped.`));
+        return;
+      }
+      if (now() - renewedAt < LOCK_RENEW_MS) return;
+      renewedAt = now();
       locks.renew(grant.buildId, holder, deps.clock.now(), LOCK_LEASE_MS).then(
         (held) => held || transfer.abort(new UploadBodyError('lock_lost', 'upload lock lost')),
         (err) => ctx.logger.warn({ err }, 'upload lock renewal failed'),
       );
-    }, LOCK_RENEW_MS);
+    }, Math.min(LOCK_RENEW_MS, Math.max(50, idleLimitMs / 4)));
     try {
       await transfer.done;
     } catch (error) {

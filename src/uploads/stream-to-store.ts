@@ -7,19 +7,28 @@ export interface Declared {
   sha256: string;
 }
 
+export interface Transfer {
+  /** Stops the transfer with this error (the upload lock was lost, the client stalled). */
+  abort(error: UploadBodyError): void;
+  done: Promise<void>;
+  /** How long no byte has moved through the transfer, on the service clock. */
+  idleMs(): number;
+}
+
 /**
  * Streams a request body into the store through a byte counter and a SHA-256, never holding it whole. Resolves once
  * the verified object is visible at `key`; rejects with UploadBodyError (too large, mismatch, client gone, lock
  * lost) or the store's StoreUnavailableError, and then nothing new is visible at `key`.
- * `abort` lets the caller stop the transfer (for example when the upload lock is lost).
+ * `abort` lets the caller stop the transfer (when the upload lock is lost, or no byte moved for too long).
  */
 export function streamToStore(
   store: ArtifactStore,
   key: string,
   req: IncomingMessage,
   declared: Declared,
-): { abort(error: UploadBodyError): void; done: Promise<void> } {
-  const verifier = new VerifyingStream(declared.sizeBytes, declared.sha256);
+  now: () => number,
+): Transfer {
+  const verifier = new VerifyingStream(declared.sizeBytes, declared.sha256, now);
   // A request that closes before its end is a client that went away: fail the body so the store discards it.
   const onClose = () => {
     if (!req.complete) verifier.destroy(new UploadBodyError('client_gone', 'The client disconnected before the end of the body.'));
@@ -34,5 +43,5 @@ export function streamToStore(
     req.off('error', onError);
     if (!verifier.destroyed) verifier.destroy();
   });
-  return { abort: (error) => verifier.destroy(error), done };
+  return { abort: (error) => verifier.destroy(error), done, idleMs: () => now() - verifier.lastChunkAt };
 }

@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
-export type UploadFailureKind = 'too_large' | 'mismatch' | 'client_gone' | 'lock_lost';
+export type UploadFailureKind = 'too_large' | 'mismatch' | 'client_gone' | 'lock_lost' | 'stalled';
 
 /** Why the body of an upload was refused (raised by the stream itself, so the store never completes the object). */
 export class UploadBodyError extends Error {
@@ -23,12 +23,21 @@ export class UploadBodyError extends Error {
 export class VerifyingStream extends Transform {
   private bytes = 0;
   private readonly hash: Hash = createHash('sha256');
+  private lastChunk: number;
 
+  /** `now` is the service clock: idleness is measured on it, so tests advance time instead of waiting. */
   constructor(
     private readonly declaredSize: number,
     private readonly declaredSha256: string,
+    private readonly now: () => number = Date.now,
   ) {
     super();
+    this.lastChunk = now();
+  }
+
+  /** When the last chunk went through (or the stream was made): what the stall watchdog measures from. */
+  get lastChunkAt(): number {
+    return this.lastChunk;
   }
 
   get bytesSeen(): number {
@@ -36,6 +45,7 @@ export class VerifyingStream extends Transform {
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback): void {
+    this.lastChunk = this.now();
     if (this.bytes + chunk.length > this.declaredSize) {
       this.bytes += chunk.length;
       callback(new UploadBodyError('too_large', `The body is larger than the declared ${this.declaredSize} bytes.`));

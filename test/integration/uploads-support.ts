@@ -14,6 +14,10 @@ export interface PutOptions {
   contentType?: string;
   /** Send only the first `n` bytes, then cut the connection (a client that disconnects halfway). */
   disconnectAfter?: number;
+  /** Send only the first `n` bytes, then keep the connection open and silent (a stalled or half-open client). */
+  stallAfter?: number;
+  /** Called once the bytes before the stall are written. */
+  onStalled?: () => void;
 }
 
 /**
@@ -32,6 +36,7 @@ export function put(url: string, body: Buffer, opts: PutOptions = {}): Promise<P
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
+        if (opts.stallAfter !== undefined) req.destroy(); // the stalled body will never be finished
         const text = Buffer.concat(chunks).toString('utf8');
         let parsed: unknown = text;
         try {
@@ -46,7 +51,7 @@ export function put(url: string, body: Buffer, opts: PutOptions = {}): Promise<P
     req.on('error', (err) => {
       if (!answered) reject(err);
     });
-    const limit = opts.disconnectAfter ?? body.length;
+    const limit = opts.disconnectAfter ?? opts.stallAfter ?? body.length;
     const chunk = 64 * 1024;
     let offset = 0;
     const pump = () => {
@@ -56,7 +61,9 @@ export function put(url: string, body: Buffer, opts: PutOptions = {}): Promise<P
         offset = end;
         if (!ok) return void req.once('drain', pump);
       }
-      if (opts.disconnectAfter !== undefined) {
+      if (opts.stallAfter !== undefined) {
+        opts.onStalled?.();
+      } else if (opts.disconnectAfter !== undefined) {
         // Let the bytes reach the server, then vanish mid-body.
         setTimeout(() => {
           req.destroy();

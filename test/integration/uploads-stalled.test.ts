@@ -1,0 +1,65 @@
+// Protects: an upload through which no byte moves for UPLOAD_IDLE_TIMEOUT_S (a stalled or half-open connection,
+// which the operating system may keep for hours) is stopped with 400, leaves nothing visible and releases its lock,
+// so the client's retry of the same URL succeeds instead of meeting 409 upload_in_progress. Idleness is measured on
+// the service clock: the test advances it instead of waiting.
+import { startHarness, type Harness } from '../support/harness';
+import { UploadLocksRepo } from '../../src/uploads/upload-locks-repo';
+import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
+
+let h: Harness;
+let key: string;
+beforeAll(async () => {
+  h = await startHarness({ env: { UPLOAD_IDLE_TIMEOUT_S: '1' } });
+  const { appId } = await h.newApp('scale');
+  key = (await h.newKey(appId, ['builds:write', 'builds:read'])).key;
+});
+afterAll(async () => h.close());
+
+async function untilLocked(buildId: string): Promise<void> {
+  const locks = h.deps.db.collection(UploadLocksRepo.collectionName);
+  for (let i = 0; i < 200 && !(await locks.findOne({ _id: buildId as never })); i++) await new Promise((r) => setTimeout(r, 25));
+}
+
+/** Advances the service clock by `stepMs`, again and again, until `pending` settles (at most 40 times). */
+async function advanceUntil<T>(pending: Promise<T>, stepMs: number): Promise<T> {
+  let settled = false;
+  void pending.finally(() => (settled = true));
+  for (let i = 0; i < 40 && !settled; i++) {
+    h.clock.advance(stepMs);
+    await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, 300))]);
+  }
+  return pending;
+}
+
+it('stops an upload whose client went silent, and the same URL works again at once', async () => {
+  const { bytes, sha256 } = artifactBytes(2 * 1024 * 1024);
+  const build = await createBuildWithArtifact(h, key, bytes, sha256);
+  const url: string = build.artifact.uploadUrl;
+
+  let signal!: () => void;
+  const halfSent = new Promise<void>((resolve) => (signal = resolve));
+  const stalled = put(url, bytes, { stallAfter: 1024 * 1024, onStalled: () => signal() });
+  await halfSent;
+  await untilLocked(build.id);
+
+  // Before the limit, the silent upload still holds the artifact.
+  const during = await put(url, bytes);
+  expect(during.status).toBe(409);
+  expect(during.body.code).toBe('upload_in_progress');
+
+  // Service time passes with no byte arriving. The server may still be taking in the bytes sent before the stall
+  // (each resets the count), so time is advanced until the watchdog, ticking every 250 ms, stops the upload.
+  const stopped = await advanceUntil(stalled, 1_500);
+  expect(stopped.status).toBe(400);
+  expect(stopped.body).toMatchObject({
+    code: 'malformed_request',
+    detail: 'No byte of the body arrived for 1 s; the upload was stopped. The artifact stays pending; the same URL may be used again.',
+  });
+  const doc = await h.deps.repos.builds.findById(build.appId, build.id);
+  expect(doc!.artifact!.status).toBe('pending');
+  expect(await h.deps.artifacts.exists(doc!.artifact!.storageKey)).toBe(false);
+
+  const retry = await put(url, bytes);
+  expect(retry.status).toBe(200);
+  expect(retry.body.artifact.status).toBe('uploaded');
+});
