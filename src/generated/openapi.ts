@@ -147,6 +147,8 @@ export interface paths {
          *     - Body shorter than declared, or another SHA-256: 422 (`artifact_mismatch`); the artifact stays
          *       `pending` and the same URL may be used again until it expires.
          *     - Artifact store unavailable: 503 (`unavailable`) with `Retry-After`; the same upload may be retried.
+         *     - No byte of the body for 60 seconds (a stalled connection): 400 (`malformed_request`); the artifact
+         *       stays `pending` and the same URL may be used again at once.
          *
          *     This operation carries no rate-limit headers.
          */
