@@ -26,10 +26,13 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, { logger });
   const { app, stop: stopGraphql } = await createHttpApp(deps);
   const server = http.createServer(app);
-  // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed.
+  // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed: between requests after
+  // keepAliveTimeout, and in the middle of one after two minutes without a byte either way (never before the upload's
+  // own watchdog, which answers a stalled body at UPLOAD_IDLE_TIMEOUT_S).
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
   server.keepAliveTimeout = 65_000;
+  server.timeout = Math.max(120_000, config.uploadIdleTimeoutMs + 60_000);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info(
     { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },
