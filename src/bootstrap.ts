@@ -65,6 +65,9 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   await ensureAllIndexes(repos);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   if (redis) await redisReady(redis, 3000);
+  const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.signingKeyEncryptionKey);
+  const keyWarning = await signingKeys.checkActiveKey();
+  if (keyWarning) logger.warn(keyWarning);
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
@@ -75,7 +78,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     mongo,
     db,
     repos,
-    signingKeys: new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl),
+    signingKeys,
     limiter: new FlexibleRateLimiter(redis, logger),
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac')),

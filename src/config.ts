@@ -27,6 +27,8 @@ export interface Config {
   readonly validateResponses: boolean;
   /** Which proxies may set X-Forwarded-For (express "trust proxy"): client addresses key the anonymous rate limit. */
   readonly trustProxy: string | number;
+  /** 32 bytes that seal the service's private signing keys at rest (SIGNING_KEY_ENCRYPTION_KEY); null: stored clear. */
+  readonly signingKeyEncryptionKey: Buffer | null;
   /** An upload through which no byte moved for this long is stopped and its lock released. */
   readonly uploadIdleTimeoutMs: number;
 }
@@ -52,6 +54,15 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/** 32 bytes, base64 or base64url. The value is a secret: no message ever repeats it. */
+function encryptionKey(env: Env, name: string): Buffer | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : null;
+  if (!bytes || bytes.length !== 32) throw new ConfigError(`${name} must be 32 random bytes in base64 (for example: openssl rand -base64 32)`);
+  return bytes;
 }
 
 function url(name: string, raw: string, protocols: string[]): string {
@@ -124,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
+    signingKeyEncryptionKey: encryptionKey(env, 'SIGNING_KEY_ENCRYPTION_KEY'),
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });

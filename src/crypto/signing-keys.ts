@@ -1,7 +1,9 @@
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWTPayload, type KeyLike } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type KeyLike } from 'jose';
 import type { SigningKeysRepo, SigningKeyDoc } from '../data/signing-keys-repo';
 import type { Clock } from '../clock';
 import { randomAlnum } from '../ids';
+import { ConfigError } from '../config';
+import { openJwk, sealJwk } from './key-sealing';
 
 export type TokenType = 'access' | 'upload';
 
@@ -15,6 +17,8 @@ export interface VerifiedServiceToken {
  * The service's own signing keys (ES256), stored in MongoDB so every instance signs and verifies alike.
  * Access tokens and upload tokens are signed here. Revoking a key is effective on the next verification: the key's
  * status is read from the database on every verification, never cached.
+ * With a key-encryption key (SIGNING_KEY_ENCRYPTION_KEY), private keys are stored sealed (key-sealing.ts): a copy of
+ * the database alone cannot mint access tokens or upload URLs.
  */
 export class SigningKeys {
   private readonly keyCache = new Map<string, KeyLike | Uint8Array>(); // imported key material only, never the status
@@ -23,17 +27,39 @@ export class SigningKeys {
     private readonly repo: SigningKeysRepo,
     private readonly clock: Clock,
     private readonly issuer: string,
+    private readonly kek: Buffer | null = null,
   ) {}
+
+  /**
+   * Checked at start: the active key must open with the configured key-encryption key, so a wrong or missing one
+   * stops the process with one line instead of failing every signature. Returns a warning for an active key stored
+   * in the clear while a key-encryption key is set (a rotation seals the next one).
+   */
+  async checkActiveKey(): Promise<string | null> {
+    const active = await this.repo.findActive();
+    if (!active) return null;
+    if (active.sealedPrivateJwk) {
+      if (!this.kek) throw new ConfigError(`signing key ${active._id} is sealed: set SIGNING_KEY_ENCRYPTION_KEY to the key it was sealed with`);
+      try {
+        openJwk(active.sealedPrivateJwk, this.kek, active._id);
+      } catch {
+        throw new ConfigError(`SIGNING_KEY_ENCRYPTION_KEY does not open signing key ${active._id}: set the key it was sealed with`);
+      }
+      return null;
+    }
+    return this.kek ? `signing key ${active._id} is stored in the clear; run \`shieldgate signing-key rotate\` to seal a new one` : null;
+  }
 
   /** Creates a new active key; the previous ones keep verifying (retired) unless revoked. */
   async rotate(opts: { revokePrevious: boolean }): Promise<{ kid: string; revoked: number }> {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const kid = `sk_${randomAlnum(16)}`;
     const now = this.clock.now();
+    const privateJwk = await exportJWK(privateKey);
     await this.repo.insert({
       _id: kid,
       alg: 'ES256',
-      privateJwk: await exportJWK(privateKey),
+      ...(this.kek ? { sealedPrivateJwk: sealJwk(privateJwk, this.kek, kid) } : { privateJwk }),
       publicJwk: await exportJWK(publicKey),
       status: 'active',
       createdAt: now,
@@ -57,10 +83,16 @@ export class SigningKeys {
     const cacheKey = `${doc._id}:${which}`;
     let key = this.keyCache.get(cacheKey);
     if (!key) {
-      key = await importJWK(which === 'private' ? doc.privateJwk : doc.publicJwk, 'ES256');
+      key = await importJWK(which === 'private' ? this.privateJwk(doc) : doc.publicJwk, 'ES256');
       this.keyCache.set(cacheKey, key);
     }
     return key;
+  }
+
+  private privateJwk(doc: SigningKeyDoc): JWK {
+    if (doc.privateJwk) return doc.privateJwk;
+    if (!doc.sealedPrivateJwk || !this.kek) throw new Error(`signing key ${doc._id} is sealed and no key-encryption key opens it`);
+    return openJwk(doc.sealedPrivateJwk, this.kek, doc._id);
   }
 
   async sign(type: TokenType, claims: Record<string, unknown>, expiresAt: Date): Promise<string> {

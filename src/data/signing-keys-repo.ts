@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { JWK } from 'jose';
+import type { SealedJwk } from '../crypto/key-sealing';
 import { ensureIndexes } from './db';
 
 export type SigningKeyStatus = 'active' | 'retired' | 'revoked';
@@ -7,7 +8,8 @@ export type SigningKeyStatus = 'active' | 'retired' | 'revoked';
 export interface SigningKeyDoc {
   _id: string; // kid
   alg: 'ES256';
-  privateJwk: JWK;
+  privateJwk?: JWK; // stored in the clear when no SIGNING_KEY_ENCRYPTION_KEY is set
+  sealedPrivateJwk?: SealedJwk; // otherwise sealed with it
   publicJwk: JWK;
   status: SigningKeyStatus; // active: signs; retired: still verifies; revoked: verifies nothing
   createdAt: Date;

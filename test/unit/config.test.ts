@@ -45,3 +45,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_SANDBOX: 'off' }).graphqlSandbox).toBe(false);
   });
 });
+
+describe('SIGNING_KEY_ENCRYPTION_KEY', () => {
+  const secret = 'c2VjcmV0LWJ1dC10b28tc2hvcnQ=';
+  it('takes 32 bytes in base64 or base64url', () => {
+    const bytes = Buffer.alloc(32, 0xfb);
+    expect(loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: bytes.toString('base64') }).signingKeyEncryptionKey).toEqual(bytes);
+    expect(loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: bytes.toString('base64url') }).signingKeyEncryptionKey).toEqual(bytes);
+    expect(loadConfig({}).signingKeyEncryptionKey).toBeNull();
+  });
+  it('refuses anything else without repeating the value', () => {
+    for (const value of [secret, 'not base64 at all!', Buffer.alloc(33).toString('base64')]) {
+      let message = '';
+      try {
+        loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: value });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toBe('SIGNING_KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)');
+    }
+  });
+});

@@ -1,0 +1,69 @@
+// Protects: the service's private signing keys sealed at rest with SIGNING_KEY_ENCRYPTION_KEY: a new key is stored
+// without its private part in the clear, signs upload URLs that work end to end, and a service started with another
+// key-encryption key, or none, stops at once with one line naming the key instead of failing every signature.
+import { randomBytes } from 'node:crypto';
+import { startHarness, type Harness } from '../support/harness';
+import { loadConfig } from '../../src/config';
+import { createDeps, closeDeps } from '../../src/bootstrap';
+import { createLogger } from '../../src/logger';
+import { SigningKeysRepo } from '../../src/data/signing-keys-repo';
+import { SigningKeys } from '../../src/crypto/signing-keys';
+import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
+
+const KEK = randomBytes(32).toString('base64');
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { SIGNING_KEY_ENCRYPTION_KEY: KEK } });
+});
+afterAll(async () => h.close());
+
+/** Starts the dependencies again on the same database, as another instance would, with this key-encryption key. */
+async function startAnother(kek: string | undefined) {
+  const config = loadConfig({
+    MONGODB_URI: h.config.mongodbUri!,
+    MONGODB_DATABASE: h.config.mongodbDatabase,
+    DATA_DIR: h.config.dataDir,
+    ...(kek === undefined ? {} : { SIGNING_KEY_ENCRYPTION_KEY: kek }),
+  });
+  const lines: string[] = [];
+  const logger = createLogger('warn', { write: (line: string) => void lines.push(line) } as never);
+  const deps = await createDeps(config, { mongo: h.deps.mongo, logger });
+  await closeDeps(deps, { closeMongo: false });
+  return lines.map((l) => JSON.parse(l).msg as string);
+}
+
+it('stores a new key sealed, and the upload URLs it signs work', async () => {
+  const { kid } = await h.deps.signingKeys.rotate({ revokePrevious: false });
+  const doc = await h.deps.db.collection(SigningKeysRepo.collectionName).findOne({ _id: kid as never });
+  expect(doc!.privateJwk).toBeUndefined();
+  expect(doc!.sealedPrivateJwk).toMatchObject({ alg: 'A256GCM' });
+  expect(Object.keys(doc!.publicJwk)).not.toContain('d');
+  expect(JSON.stringify(doc)).not.toContain('"d"'); // the private scalar is nowhere in the clear
+
+  const { appId } = await h.newApp('scale');
+  const { key } = await h.newKey(appId, ['builds:write', 'builds:read']);
+  const { bytes, sha256 } = artifactBytes(64 * 1024);
+  const build = await createBuildWithArtifact(h, key, bytes, sha256);
+  expect((await put(build.artifact.uploadUrl, bytes)).status).toBe(200);
+});
+
+it('starts another instance with the same key-encryption key', async () => {
+  expect(await startAnother(KEK)).toEqual([]);
+});
+
+it('refuses to start with another key-encryption key, or none, naming the sealed key', async () => {
+  const { kid } = await h.deps.signingKeys.rotate({ revokePrevious: false });
+  await expect(startAnother(randomBytes(32).toString('base64'))).rejects.toThrow(
+    `SIGNING_KEY_ENCRYPTION_KEY does not open signing key ${kid}: set the key it was sealed with`,
+  );
+  await expect(startAnother(undefined)).rejects.toThrow(`signing key ${kid} is sealed: set SIGNING_KEY_ENCRYPTION_KEY to the key it was sealed with`);
+});
+
+it('warns when the active key is stored in the clear, until a rotation seals the next one', async () => {
+  // A key made before the key-encryption key was set: written in the clear by a service without one.
+  const withoutKek = new SigningKeys(h.deps.repos.signingKeys, h.clock, h.config.publicBaseUrl);
+  const { kid } = await withoutKek.rotate({ revokePrevious: false });
+  expect(await startAnother(KEK)).toEqual([`signing key ${kid} is stored in the clear; run \`shieldgate signing-key rotate\` to seal a new one`]);
+  await h.deps.signingKeys.rotate({ revokePrevious: false });
+  expect(await startAnother(KEK)).toEqual([]);
+});
