@@ -66,8 +66,6 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   if (redis) await redisReady(redis, 3000);
   const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.signingKeyEncryptionKey);
-  const keyWarning = await signingKeys.checkActiveKey();
-  if (keyWarning) logger.warn(keyWarning);
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));

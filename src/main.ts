@@ -24,6 +24,9 @@ async function main(): Promise<void> {
   const database = await resolveDatabase(base, { reuseRunning: false, record: true });
   const config = Object.freeze({ ...base, mongodbUri: database.uri });
   const deps = await createDeps(config, { logger });
+  // Here, not in createDeps: the operator CLI must still rotate keys when the key-encryption key was lost.
+  const keyWarning = await deps.signingKeys.checkActiveKey();
+  if (keyWarning) logger.warn(keyWarning);
   const { app, stop: stopGraphql } = await createHttpApp(deps);
   const server = http.createServer(app);
   // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed: between requests after

@@ -31,7 +31,7 @@ export class SigningKeys {
   ) {}
 
   /**
-   * Checked at start: the active key must open with the configured key-encryption key, so a wrong or missing one
+   * Checked when the service starts: the active key must open with the configured key-encryption key, so a wrong or missing one
    * stops the process with one line instead of failing every signature. Returns a warning for an active key stored
    * in the clear while a key-encryption key is set (a rotation seals the next one).
    */

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-/** Starts the dependencies again on the same database, as another instance would, with this key-encryption key. */
+/**
+ * Starts the dependencies again on the same database with this key-encryption key and runs the check the service
+ * runs at start (src/main.ts); resolves with the warnings logged.
+ */
 async function startAnother(kek: string | undefined) {
   const config = loadConfig({
     MONGODB_URI: h.config.mongodbUri!,
@@ -28,7 +31,12 @@ async function startAnother(kek: string | undefined) {
   const lines: string[] = [];
   const logger = createLogger('warn', { write: (line: string) => void lines.push(line) } as never);
   const deps = await createDeps(config, { mongo: h.deps.mongo, logger });
-  await closeDeps(deps, { closeMongo: false });
+  try {
+    const warning = await deps.signingKeys.checkActiveKey();
+    if (warning) deps.logger.warn(warning);
+  } finally {
+    await closeDeps(deps, { closeMongo: false });
+  }
   return lines.map((l) => JSON.parse(l).msg as string);
 }
 
@@ -66,4 +74,17 @@ it('warns when the active key is stored in the clear, until a rotation seals the
   expect(await startAnother(KEK)).toEqual([`signing key ${kid} is stored in the clear; run \`shieldgate signing-key rotate\` to seal a new one`]);
   await h.deps.signingKeys.rotate({ revokePrevious: false });
   expect(await startAnother(KEK)).toEqual([]);
+});
+
+it('recovers from a lost key-encryption key by rotating with a new one, as the CLI does', async () => {
+  const lost = await h.deps.signingKeys.rotate({ revokePrevious: false });
+  const replacement = randomBytes(32).toString('base64');
+  await expect(startAnother(replacement)).rejects.toThrow(`does not open signing key ${lost.kid}`);
+  // `shieldgate signing-key rotate --revoke-previous` with the new key: createDeps does not need the old one.
+  const config = loadConfig({ MONGODB_URI: h.config.mongodbUri!, MONGODB_DATABASE: h.config.mongodbDatabase, DATA_DIR: h.config.dataDir, SIGNING_KEY_ENCRYPTION_KEY: replacement });
+  const cli = await createDeps(config, { mongo: h.deps.mongo, logger: createLogger('silent') });
+  const rotated = await cli.signingKeys.rotate({ revokePrevious: true });
+  await closeDeps(cli, { closeMongo: false });
+  expect(rotated.revoked).toBeGreaterThan(0);
+  expect(await startAnother(replacement)).toEqual([]);
 });
