@@ -65,7 +65,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   await ensureAllIndexes(repos);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   if (redis) await redisReady(redis, 3000);
-  const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.signingKeyEncryptionKey);
+  const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.keyEncryptionKey);
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
@@ -79,8 +79,8 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     signingKeys,
     limiter: new FlexibleRateLimiter(redis, logger),
     redis,
-    cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac')),
-    deviceIdKey: await loadServiceSecret(db, 'device-id'),
+    cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac', config.keyEncryptionKey)),
+    deviceIdKey: await loadServiceSecret(db, 'device-id', config.keyEncryptionKey),
     oidcKeys: new IssuerKeys(config.oidcIssuer, clock),
     artifacts,
     schema: buildSchema(),

@@ -27,8 +27,11 @@ export interface Config {
   readonly validateResponses: boolean;
   /** Which proxies may set X-Forwarded-For (express "trust proxy"): client addresses key the anonymous rate limit. */
   readonly trustProxy: string | number;
-  /** 32 bytes that seal the service's private signing keys at rest (SIGNING_KEY_ENCRYPTION_KEY); null: stored clear. */
-  readonly signingKeyEncryptionKey: Buffer | null;
+  /**
+   * 32 bytes (KEY_ENCRYPTION_KEY) that seal the private signing keys at rest and key the service secrets, so a copy of
+   * the database alone is not enough to use either; null: both are used as stored.
+   */
+  readonly keyEncryptionKey: Buffer | null;
   /** An upload through which no byte moved for this long is stopped and its lock released. */
   readonly uploadIdleTimeoutMs: number;
 }
@@ -135,7 +138,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
-    signingKeyEncryptionKey: encryptionKey(env, 'SIGNING_KEY_ENCRYPTION_KEY'),
+    keyEncryptionKey: encryptionKey(env, 'KEY_ENCRYPTION_KEY'),
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });

@@ -17,7 +17,7 @@ export interface VerifiedServiceToken {
  * The service's own signing keys (ES256), stored in MongoDB so every instance signs and verifies alike.
  * Access tokens and upload tokens are signed here. Revoking a key is effective on the next verification: the key's
  * status is read from the database on every verification, never cached.
- * With a key-encryption key (SIGNING_KEY_ENCRYPTION_KEY), private keys are stored sealed (key-sealing.ts): a copy of
+ * With a key-encryption key (KEY_ENCRYPTION_KEY), private keys are stored sealed (key-sealing.ts): a copy of
  * the database alone cannot mint access tokens or upload URLs.
  */
 export class SigningKeys {
@@ -39,11 +39,11 @@ export class SigningKeys {
     const active = await this.repo.findActive();
     if (!active) return null;
     if (active.sealedPrivateJwk) {
-      if (!this.kek) throw new ConfigError(`signing key ${active._id} is sealed: set SIGNING_KEY_ENCRYPTION_KEY to the key it was sealed with`);
+      if (!this.kek) throw new ConfigError(`signing key ${active._id} is sealed: set KEY_ENCRYPTION_KEY to the key it was sealed with`);
       try {
         openJwk(active.sealedPrivateJwk, this.kek, active._id);
       } catch {
-        throw new ConfigError(`SIGNING_KEY_ENCRYPTION_KEY does not open signing key ${active._id}: set the key it was sealed with`);
+        throw new ConfigError(`KEY_ENCRYPTION_KEY does not open signing key ${active._id}: set the key it was sealed with`);
       }
       return null;
     }

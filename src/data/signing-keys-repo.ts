@@ -8,7 +8,7 @@ export type SigningKeyStatus = 'active' | 'retired' | 'revoked';
 export interface SigningKeyDoc {
   _id: string; // kid
   alg: 'ES256';
-  privateJwk?: JWK; // stored in the clear when no SIGNING_KEY_ENCRYPTION_KEY is set
+  privateJwk?: JWK; // stored in the clear when no KEY_ENCRYPTION_KEY is set
   sealedPrivateJwk?: SealedJwk; // otherwise sealed with it
   publicJwk: JWK;
   status: SigningKeyStatus; // active: signs; retired: still verifies; revoked: verifies nothing

@@ -46,23 +46,23 @@ describe('loadConfig', () => {
   });
 });
 
-describe('SIGNING_KEY_ENCRYPTION_KEY', () => {
+describe('KEY_ENCRYPTION_KEY', () => {
   const secret = 'c2VjcmV0LWJ1dC10b28tc2hvcnQ=';
   it('takes 32 bytes in base64 or base64url', () => {
     const bytes = Buffer.alloc(32, 0xfb);
-    expect(loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: bytes.toString('base64') }).signingKeyEncryptionKey).toEqual(bytes);
-    expect(loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: bytes.toString('base64url') }).signingKeyEncryptionKey).toEqual(bytes);
-    expect(loadConfig({}).signingKeyEncryptionKey).toBeNull();
+    expect(loadConfig({ KEY_ENCRYPTION_KEY: bytes.toString('base64') }).keyEncryptionKey).toEqual(bytes);
+    expect(loadConfig({ KEY_ENCRYPTION_KEY: bytes.toString('base64url') }).keyEncryptionKey).toEqual(bytes);
+    expect(loadConfig({}).keyEncryptionKey).toBeNull();
   });
   it('refuses anything else without repeating the value', () => {
     for (const value of [secret, 'not base64 at all!', Buffer.alloc(33).toString('base64')]) {
       let message = '';
       try {
-        loadConfig({ SIGNING_KEY_ENCRYPTION_KEY: value });
+        loadConfig({ KEY_ENCRYPTION_KEY: value });
       } catch (error) {
         message = (error as Error).message;
       }
-      expect(message).toBe('SIGNING_KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)');
+      expect(message).toBe('KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)');
     }
   });
 });

@@ -1,19 +1,21 @@
-// Protects: the service's private signing keys sealed at rest with SIGNING_KEY_ENCRYPTION_KEY: a new key is stored
-// without its private part in the clear, signs upload URLs that work end to end, and a service started with another
-// key-encryption key, or none, stops at once with one line naming the key instead of failing every signature.
+// Protects: KEY_ENCRYPTION_KEY. The service's private signing keys are sealed at rest: a new key is stored without
+// its private part in the clear, signs upload URLs that work end to end, and a service started with another
+// key-encryption key, or none, stops at once with one line naming the key; the CLI can still rotate to recover.
+// The service secrets (device-id hashing, cursor MACs) are keyed by it: the stored value alone reproduces nothing.
 import { randomBytes } from 'node:crypto';
-import { startHarness, type Harness } from '../support/harness';
+import { bearer, json, readJson, startHarness, type Harness } from '../support/harness';
 import { loadConfig } from '../../src/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createLogger } from '../../src/logger';
 import { SigningKeysRepo } from '../../src/data/signing-keys-repo';
 import { SigningKeys } from '../../src/crypto/signing-keys';
 import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
+import { hashDeviceId } from '../../src/threats/merge-key';
 
 const KEK = randomBytes(32).toString('base64');
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ env: { SIGNING_KEY_ENCRYPTION_KEY: KEK } });
+  h = await startHarness({ env: { KEY_ENCRYPTION_KEY: KEK } });
 });
 afterAll(async () => h.close());
 
@@ -26,7 +28,7 @@ async function startAnother(kek: string | undefined) {
     MONGODB_URI: h.config.mongodbUri!,
     MONGODB_DATABASE: h.config.mongodbDatabase,
     DATA_DIR: h.config.dataDir,
-    ...(kek === undefined ? {} : { SIGNING_KEY_ENCRYPTION_KEY: kek }),
+    ...(kek === undefined ? {} : { KEY_ENCRYPTION_KEY: kek }),
   });
   const lines: string[] = [];
   const logger = createLogger('warn', { write: (line: string) => void lines.push(line) } as never);
@@ -62,9 +64,9 @@ it('starts another instance with the same key-encryption key', async () => {
 it('refuses to start with another key-encryption key, or none, naming the sealed key', async () => {
   const { kid } = await h.deps.signingKeys.rotate({ revokePrevious: false });
   await expect(startAnother(randomBytes(32).toString('base64'))).rejects.toThrow(
-    `SIGNING_KEY_ENCRYPTION_KEY does not open signing key ${kid}: set the key it was sealed with`,
+    `KEY_ENCRYPTION_KEY does not open signing key ${kid}: set the key it was sealed with`,
   );
-  await expect(startAnother(undefined)).rejects.toThrow(`signing key ${kid} is sealed: set SIGNING_KEY_ENCRYPTION_KEY to the key it was sealed with`);
+  await expect(startAnother(undefined)).rejects.toThrow(`signing key ${kid} is sealed: set KEY_ENCRYPTION_KEY to the key it was sealed with`);
 });
 
 it('warns when the active key is stored in the clear, until a rotation seals the next one', async () => {
@@ -81,10 +83,28 @@ it('recovers from a lost key-encryption key by rotating with a new one, as the C
   const replacement = randomBytes(32).toString('base64');
   await expect(startAnother(replacement)).rejects.toThrow(`does not open signing key ${lost.kid}`);
   // `shieldgate signing-key rotate --revoke-previous` with the new key: createDeps does not need the old one.
-  const config = loadConfig({ MONGODB_URI: h.config.mongodbUri!, MONGODB_DATABASE: h.config.mongodbDatabase, DATA_DIR: h.config.dataDir, SIGNING_KEY_ENCRYPTION_KEY: replacement });
+  const config = loadConfig({ MONGODB_URI: h.config.mongodbUri!, MONGODB_DATABASE: h.config.mongodbDatabase, DATA_DIR: h.config.dataDir, KEY_ENCRYPTION_KEY: replacement });
   const cli = await createDeps(config, { mongo: h.deps.mongo, logger: createLogger('silent') });
   const rotated = await cli.signingKeys.rotate({ revokePrevious: true });
   await closeDeps(cli, { closeMongo: false });
   expect(rotated.revoked).toBeGreaterThan(0);
   expect(await startAnother(replacement)).toEqual([]);
+});
+
+it('keys device-id hashes with it: the stored service secret alone does not reproduce them', async () => {
+  const { appId } = await h.newApp('scale');
+  const device = (await h.newKey(appId, ['events:ingest'])).key;
+  const reader = (await h.newKey(appId, ['threats:read'])).key;
+  const event = { detection: 'hooking', verdict: 'compromised', confidence: 0.9, action: 'block', signals: ['frida'], occurredAt: h.clock.now().toISOString(), deviceId: 'device-under-test-01' };
+  const res = await h.api('/v1/events', { method: 'POST', headers: json(device), body: JSON.stringify({ events: [event] }) });
+  expect(res.status).toBe(202);
+  expect((await readJson(await h.api(`/v1/apps/${appId}/threats`, { headers: bearer(reader) }))).data).toHaveLength(1);
+
+  const stored = await h.deps.db.collection('service_secrets').findOne({ _id: 'device-id' as never });
+  const fromDump = hashDeviceId(Buffer.from(stored!.value, 'base64'), appId, event.deviceId);
+  const inUse = hashDeviceId(h.deps.deviceIdKey, appId, event.deviceId);
+  const threats = await h.deps.db.collection('threats').find({ appId }).toArray();
+  const text = JSON.stringify(threats);
+  expect(text).toContain(inUse);
+  expect(text).not.toContain(fromDump);
 });
