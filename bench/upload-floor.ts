@@ -26,7 +26,8 @@ async function store(body: Readable, sizeBytes: number): Promise<void> {
   const name = randomBytes(8).toString('hex');
   if (s3) {
     const key = `floor/${name}`;
-    await uploadStream(body, sizeBytes, { client: s3, bucket: process.env.S3_BUCKET!, key, contentType: 'application/octet-stream', partSize: 5 << 20, parallel: 2 });
+    // The service's part size and parallelism: the defaults of uploadStream.
+    await uploadStream(body, sizeBytes, { client: s3, bucket: process.env.S3_BUCKET!, key, contentType: 'application/octet-stream' });
     return;
   }
   const temp = path.join(dir, `floor-${name}.partial`);

@@ -63,7 +63,8 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 function encryptionKey(env: Env, name: string): Buffer | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
-  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64') : null;
+  // Node's base64 decoder reads the URL-safe alphabet too.
+  const bytes = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : null;
   if (!bytes || bytes.length !== 32) throw new ConfigError(`${name} must be 32 random bytes in base64 (for example: openssl rand -base64 32)`);
   return bytes;
 }

@@ -188,9 +188,10 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
         transfer.abort(new UploadBodyError('stalled', `No byte of the body arrived for ${idleLimitMs / 1000} s; the upload was stopped.`));
         return;
       }
-      if (now() - renewedAt < LOCK_RENEW_MS) return;
-      renewedAt = now();
-      locks.renew(grant.buildId, holder, deps.clock.now(), LOCK_LEASE_MS).then(
+      const at = deps.clock.now();
+      if (at.getTime() - renewedAt < LOCK_RENEW_MS) return;
+      renewedAt = at.getTime();
+      locks.renew(grant.buildId, holder, at, LOCK_LEASE_MS).then(
         (held) => held || transfer.abort(new UploadBodyError('lock_lost', 'upload lock lost')),
         (err) => ctx.logger.warn({ err }, 'upload lock renewal failed'),
       );

@@ -9,7 +9,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { assertKey, StoreUnavailableError, type ArtifactStore } from './artifact-store';
-import { MIN_PART_SIZE, uploadStream } from './s3-multipart';
+import { uploadStream } from './s3-multipart';
 import type { Logger } from '../logger';
 
 export interface S3StoreOptions {
@@ -19,10 +19,6 @@ export interface S3StoreOptions {
   forcePathStyle: boolean;
   credentials: { accessKeyId: string; secretAccessKey: string } | null; // null: the SDK's default chain
 }
-
-/** 5 MiB parts (S3's minimum), two in flight while a third fills: about 15 MiB of buffers per upload. */
-const PART_SIZE = MIN_PART_SIZE;
-const PARALLEL_PARTS = 2;
 
 function isNotFound(error: unknown): boolean {
   if (!(error instanceof S3ServiceException)) return false;
@@ -98,8 +94,6 @@ export class S3ArtifactStore implements ArtifactStore {
         bucket: this.options.bucket,
         key,
         contentType: 'application/octet-stream',
-        partSize: PART_SIZE,
-        parallel: PARALLEL_PARTS,
       });
     } catch (error) {
       if (bodyError) throw bodyError;
