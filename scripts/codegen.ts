@@ -1,6 +1,7 @@
 /**
  * Generates TypeScript from the two contracts: REST types from openapi/v1.yaml (openapi-typescript) and resolver
- * types from schema/*.graphql (graphql-codegen). `--check` fails when a generated file is stale.
+ * types from schema/*.graphql (graphql-codegen). The client package (client/) gets its own copy of the REST types,
+ * so it builds and ships without the service. `--check` fails when a generated file is stale.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { loadTypeDefs } from '../src/graphql/type-defs';
 import { REPO_ROOT, OPENAPI_FILE } from '../src/paths';
 
 const OUT_DIR = path.join(REPO_ROOT, 'src', 'generated');
+const CLIENT_OUT_DIR = path.join(REPO_ROOT, 'client', 'src', 'generated');
 
 async function graphqlTypes(): Promise<string> {
   const body = await codegen({
@@ -44,13 +46,14 @@ function openapiTypes(): string {
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
+  const restTypes = openapiTypes();
   const outputs: Record<string, string> = {
-    'graphql.ts': await graphqlTypes(),
-    'openapi.ts': openapiTypes(),
+    [path.join(OUT_DIR, 'graphql.ts')]: await graphqlTypes(),
+    [path.join(OUT_DIR, 'openapi.ts')]: restTypes,
+    [path.join(CLIENT_OUT_DIR, 'openapi.ts')]: restTypes,
   };
   const stale: string[] = [];
-  for (const [name, content] of Object.entries(outputs)) {
-    const file = path.join(OUT_DIR, name);
+  for (const [file, content] of Object.entries(outputs)) {
     const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
     if (current === content) continue;
     if (check) stale.push(path.relative(REPO_ROOT, file));
