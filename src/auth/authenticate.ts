@@ -5,6 +5,7 @@ import type { AppDoc } from '../data/apps-repo';
 import { isScope } from './scopes';
 import type { Principal } from './principal';
 import { verifyAccessToken } from '../oidc/access-tokens';
+import { TokenProvenanceRepo } from '../data/token-provenance-repo';
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false };
 
@@ -31,7 +32,7 @@ export async function authenticateApiRequest(deps: Deps, header: string | undefi
   if (!credential) return { ok: false };
   if (credential.kind === 'jwt') {
     const principal = await verifyAccessToken(deps, credential.token);
-    return principal ? { ok: true, principal } : { ok: false };
+    return principal ? { ok: true, principal: { ...principal, tokenHash: TokenProvenanceRepo.hashToken(credential.token) } } : { ok: false };
   }
   if (credential.kind !== 'api_key') return { ok: false };
 

@@ -7,6 +7,8 @@ import { OidcRefusal, isOidcRefusal } from '../oidc/refusal';
 import { ruleMatches } from '../oidc/rule-policy';
 import { CLOCK_TOLERANCE_S, verifyOidcToken, type VerifiedOidcToken } from '../oidc/token-verifier';
 import type { Scope } from '../auth/scopes';
+import { decodeJwt } from 'jose';
+import { provenanceFromClaims } from './builds/provenance';
 import { recordAudit } from './audit-service';
 
 export interface OidcExchangeResult {
@@ -39,6 +41,9 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
   if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.sub);
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
+  // verifyOidcToken checked the signature over exactly these bytes, so this payload is the verified one.
+  const verifiedPayload = decodeJwt(unverifiedToken) as Record<string, unknown>;
+  await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(verifiedPayload), minted.expiresAt);
   await recordAudit(ctx.deps, {
     appId: app._id,
     action: 'oidc.exchanged',

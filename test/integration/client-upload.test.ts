@@ -30,6 +30,8 @@ let apk: string;
 let bigApk: string;
 let work: string;
 let runCounter = 0;
+/** Claims the next tokens carry beyond the defaults (e.g. a self-hosted runner). */
+let claimOverrides: Record<string, unknown> = {};
 
 interface Result {
   code: number;
@@ -96,7 +98,7 @@ beforeAll(async () => {
   h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', PUBLIC_BASE_URL: proxy.url } });
   proxy.setTarget(Number(new URL(h.baseUrl).port));
   github = await startGitHubTokenEndpoint((audience) =>
-    issuer.sign(issuer.claims({ audience, now: h.clock.now() }, { sha: SHA, run_id: RUN_ID, run_attempt: '1', runner_environment: 'github-hosted' })),
+    issuer.sign(issuer.claims({ audience, now: h.clock.now() }, { sha: SHA, run_id: RUN_ID, run_attempt: '1', runner_environment: 'github-hosted', ...claimOverrides })),
   );
   ({ appId } = await h.newApp());
   ({ appId: strangerAppId } = await h.newApp());
@@ -141,9 +143,23 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(serious.length).toBeGreaterThan(0); // a debuggable APK
     for (const f of serious) expect(r.stdout).toContain(`::error title=shieldgate ${f.severity}%3A ${f.id}::`);
 
-    const build = await h.deps.repos.builds.findById(appId, r.outputs['build-id']);
-    expect(build?.commit).toBe(SHA); // --commit defaults to GITHUB_SHA
-    expect(build?.artifact?.status).toBe('uploaded');
+    const reader = await h.newKey(appId, ['builds:read', 'scans:read']);
+    const build = await readJson(await h.api(`/v1/builds/${r.outputs['build-id']}`, { headers: json(reader.key) }));
+    expect(build.commit).toBe(SHA); // --commit defaults to GITHUB_SHA
+    expect(build.artifact.status).toBe('uploaded');
+    expect(build.provenance).toEqual({
+      repository: 'acme/mobile-app',
+      repositoryId: '123456789',
+      workflowRef: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
+      sha: SHA,
+      ref: 'refs/heads/main',
+      runId: RUN_ID,
+      runAttempt: '1',
+      eventName: 'push',
+      runnerEnvironment: 'github-hosted',
+    });
+    const preview = await readJson(await h.api(`/v1/scans/${build.scans[0].id}`, { headers: json(reader.key) }));
+    expect(preview.findings.map((f: { id: string }) => f.id)).not.toContain('preview.commit-mismatch');
 
     const sarif = JSON.parse(fs.readFileSync(sarifFile, 'utf8'));
     (expect(sarif) as unknown as { toBeValidSarifLog(): void }).toBeValidSarifLog();
@@ -226,8 +242,28 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(r.stdout).toContain(`::add-mask::${key}`);
     const result = JSON.parse(r.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1)!);
     expect(result).toMatchObject({ buildId: r.outputs['build-id'], scanId: r.outputs['scan-id'], gate: { passed: true } });
+    const build = await readJson(await h.api(`/v1/builds/${result.buildId}`, { headers: json(key) }));
+    expect(build.provenance).toBeNull();
     const who = await runCli(['whoami', '--json'], env);
     expect(JSON.parse(who.stdout.split('\n').filter((line) => line.startsWith('{'))[0])).toMatchObject({ appId, auth: 'api_key' });
+  });
+
+  it('records a declared commit other than the job\'s sha as a high finding, and a self-hosted runner as a low one', async () => {
+    claimOverrides = { runner_environment: 'self-hosted' };
+    try {
+      const other = 'b'.repeat(40);
+      const r = await runCli(uploadArgs(apk, '--commit', other), githubEnv());
+      expect(r.code).toBe(0);
+      const reader = await h.newKey(appId, ['builds:read', 'scans:read']);
+      const build = await readJson(await h.api(`/v1/builds/${r.outputs['build-id']}`, { headers: json(reader.key) }));
+      expect(build.provenance).toMatchObject({ sha: SHA, runnerEnvironment: 'self-hosted' });
+      const preview = await readJson(await h.api(`/v1/scans/${build.scans[0].id}`, { headers: json(reader.key) }));
+      const severities = Object.fromEntries(preview.findings.map((f: { id: string; severity: string }) => [f.id, f.severity]));
+      expect(severities['preview.commit-mismatch']).toBe('high');
+      expect(severities['preview.self-hosted-runner']).toBe('low');
+    } finally {
+      claimOverrides = {};
+    }
   });
 
   it('whoami exchanges the job token when no key is set', async () => {
