@@ -3,7 +3,6 @@
  * Exit codes: 0 passed, 1 usage or service error (one line), 2 gate failed, 3 OIDC exchange refused.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { call, createApiClient, type ApiClient, type CredentialSource, type Scan } from './api';
 import { resolveCommit, idempotencyKey } from './commit';
@@ -18,8 +17,9 @@ import { findingsTable, isSerious, summaryMarkdown } from './report';
 import { DEFAULT_MANIFEST, toSarif } from './sarif';
 import { uploadArtifact } from './upload';
 import { getBuild, getScan, waitForStaticScan } from './wait';
+import { VERSION } from './version';
 
-export const VERSION: string = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+export { VERSION };
 
 const USAGE = `Usage:
   shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]

@@ -17,6 +17,7 @@ import { idempotencyKey } from '../../client/src/commit';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
 const BIN = path.join(__dirname, '..', '..', 'client', 'bin', 'shieldgate-ci.js');
+const ACTION = path.join(__dirname, '..', '..', 'action', 'dist', 'index.js');
 const SHA = 'a3f1c2e7d9b04c5e8f6a7b2c1d0e9f8a7b6c5d4e';
 const RUN_ID = '9876543210';
 
@@ -68,9 +69,9 @@ function githubEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<Result> {
+function runCli(args: string[], env: Record<string, string>, script = BIN): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, cwd: work, timeout: 90_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [script, ...args], { env, cwd: work, timeout: 90_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({
         code,
@@ -264,6 +265,19 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     } finally {
       claimOverrides = {};
     }
+  });
+
+  it('runs the same upload as the bundled GitHub Action, from the step inputs', async () => {
+    const env = githubEnv({ SHIELDGATE_URL: '' });
+    const inputs = { 'INPUT_SERVER-URL': proxy.url, 'INPUT_APP-ID': appId, INPUT_FILE: apk, INPUT_PLATFORM: 'android', INPUT_VERSION: '2.4.2', 'INPUT_FAIL-UNDER': 'F', INPUT_SARIF: path.join(work, 'action.sarif'), 'INPUT_API-KEY': '' };
+    const r = await runCli([], { ...env, ...inputs }, ACTION);
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.outputs).sort()).toEqual(['build-id', 'grade', 'scan-id', 'score']);
+    expect(r.summary).toContain(`grade ${r.outputs.grade}`);
+    expect(fs.existsSync(path.join(work, 'action.sarif'))).toBe(true);
+    const action = fs.readFileSync(path.join(__dirname, '..', '..', 'action', 'action.yml'), 'utf8');
+    expect(action).toMatch(/^\s+using: node24$/m);
+    expect(action).toMatch(/^\s+main: dist\/index\.js$/m);
   });
 
   it('whoami exchanges the job token when no key is set', async () => {
