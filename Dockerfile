@@ -2,7 +2,7 @@
 # Production image: compiled JavaScript only, production dependencies only, a non-root user, a health check.
 # It expects real services (MONGODB_URI, REDIS_URL, ARTIFACT_STORE=s3); the embedded database is for local use.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -12,12 +12,12 @@ COPY rest ./rest
 COPY resolvers ./resolvers
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
