@@ -735,6 +735,7 @@ async function exchangeOnce(api, env, serverUrl2, appId, log) {
     if (response.status === 401) {
       const report = refusalReport(appId, serverUrl2, decodeRuleClaims(idToken));
       report.forEach(log);
+      annotate(env, "error", "shieldgate: OIDC exchange refused", `${report[0]} The job's claims and a rule that would admit it are in the step log.`);
       throw new ExchangeRefused(report);
     }
     if (isRetryableStatus(response.status) && attempt < 4) {

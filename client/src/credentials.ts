@@ -6,7 +6,7 @@
 import type { ApiClient, CredentialSource } from './api';
 import { decodeRuleClaims, refusalReport } from './claims';
 import { CliError, EXIT, ServiceError, problemLine } from './errors';
-import { canRequestIdToken, mask, requestIdToken, type Env } from './github';
+import { annotate, canRequestIdToken, mask, requestIdToken, type Env } from './github';
 import { backoffMs, isRetryableStatus, sleep } from './retry';
 
 /** Renew this long before the access token's expiry, so a request never leaves with a token about to lapse. */
@@ -47,6 +47,7 @@ async function exchangeOnce(api: ApiClient, env: Env, serverUrl: string, appId: 
     if (response.status === 401) {
       const report = refusalReport(appId, serverUrl, decodeRuleClaims(idToken));
       report.forEach(log);
+      annotate(env, 'error', 'shieldgate: OIDC exchange refused', `${report[0]} The job's claims and a rule that would admit it are in the step log.`);
       throw new ExchangeRefused(report);
     }
     // A token whose exchange failed for a transient reason may still be unused; GitHub gives a fresh one anyway.

@@ -193,6 +193,7 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(r.stderr).toContain('job_workflow_ref: acme/mobile-app/.github/workflows/release.yml@refs/heads/main');
     expect(r.stderr).toContain(`/v1/apps/${strangerAppId}/oidc-rules`);
     expect(r.stderr).toContain('"subjectPattern":"repo:acme/mobile-app:ref:refs/heads/main"');
+    expect(r.stdout).toMatch(/^::error title=shieldgate%3A OIDC exchange refused::/m);
     expect(`${r.stdout}${r.stderr}`).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
   });
 
