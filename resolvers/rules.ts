@@ -13,6 +13,7 @@ const toOidcRule = (doc: OidcRuleDoc) => ({
   scopes: doc.scopes,
   repositoryId: doc.repositoryId,
   repositoryOwnerId: doc.repositoryOwnerId,
+  events: doc.events ?? null,
   createdAt: doc.createdAt,
 });
 

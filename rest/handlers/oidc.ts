@@ -19,7 +19,7 @@ const EXCHANGE = gqlDocument<{ exchangeOidcToken: OidcExchange }, MutationExchan
   }`,
 );
 
-const RULE_FIELDS = 'id appId subjectPattern workflowRef environment scopes repositoryId repositoryOwnerId createdAt';
+const RULE_FIELDS = 'id appId subjectPattern workflowRef environment scopes repositoryId repositoryOwnerId events createdAt';
 
 const CREATE_RULE = gqlDocument<{ createOidcRule: OidcRule }, MutationCreateOidcRuleArgs>(
   `mutation CreateOidcRule($appId: ID!, $input: CreateOidcRuleInput!) { createOidcRule(appId: $appId, input: $input) { ${RULE_FIELDS} } }`,
@@ -48,6 +48,7 @@ export const createOidcRule: Handler = async (req, res, ctx) => {
     scopes: body.scopes,
     repositoryId: body.repositoryId ?? null,
     repositoryOwnerId: body.repositoryOwnerId ?? null,
+    events: body.events ?? null,
   };
   const { createOidcRule } = await execute(ctx, CREATE_RULE, { appId: pathParams(req).id, input });
   res.status(201).json(createOidcRule);

@@ -323,6 +323,8 @@ export type OidcRule = {
   scopes: Array<Scalars['String']['output']>;
   repositoryId?: Maybe<Scalars['String']['output']>;
   repositoryOwnerId?: Maybe<Scalars['String']['output']>;
+  /** GitHub event names allowed to exchange; null: any event but workflow_run. */
+  events?: Maybe<Array<Scalars['String']['output']>>;
   createdAt: Scalars['DateTime']['output'];
 };
 
@@ -333,6 +335,7 @@ export type CreateOidcRuleInput = {
   scopes: Array<Scalars['String']['input']>;
   repositoryId?: InputMaybe<Scalars['String']['input']>;
   repositoryOwnerId?: InputMaybe<Scalars['String']['input']>;
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 export type OidcExchange = {
@@ -760,6 +763,7 @@ export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends R
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryOwnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  events?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 

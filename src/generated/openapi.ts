@@ -591,6 +591,13 @@ export interface components {
             repositoryId?: string;
             /** @description When given, the token's `repository_owner_id` claim must equal it. */
             repositoryOwnerId?: string;
+            /**
+             * @description GitHub event names allowed to exchange (claim `event_name`), for example
+             *     `[push, release, workflow_dispatch]`. Absent: any event but `workflow_run`, which is accepted only from
+             *     a rule that lists it. Pull-request events (`pull_request`, `pull_request_target`, and every other
+             *     `pull_request*` event) are never exchanged: listing one is 422.
+             */
+            events?: string[];
         };
         OidcRule: {
             id: string;
@@ -601,6 +608,8 @@ export interface components {
             scopes: components["schemas"]["CiScope"][];
             repositoryId: string | null;
             repositoryOwnerId: string | null;
+            /** @description The events allowlist; null when the rule has none (any event but `workflow_run`). */
+            events: string[] | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1683,6 +1692,7 @@ export interface operations {
                      *       ],
                      *       "repositoryId": "123456789",
                      *       "repositoryOwnerId": null,
+                     *       "events": null,
                      *       "createdAt": "2025-03-14T08:00:00Z"
                      *     }
                      */

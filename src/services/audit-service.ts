@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import type { Deps } from '../deps';
 import { authorizeForApp } from '../auth/authorize';
@@ -12,6 +13,8 @@ export interface AuditEntryInput {
   reason?: string | null;
   ruleId?: string | null;
   details?: AuditDoc['details'];
+  claims?: AuditDoc['claims'];
+  rules?: AuditDoc['rules'];
 }
 
 /** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
@@ -28,6 +31,31 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
     reason: entry.reason ?? null,
     ruleId: entry.ruleId ?? null,
     details: entry.details ?? {},
+    ...(entry.claims ? { claims: entry.claims } : {}),
+    ...(entry.rules ? { rules: entry.rules } : {}),
+  });
+}
+
+/**
+ * Records a refusal that nobody proved anything about (before the signature was verified): one entry per app,
+ * reason and minute, whose `count` grows, so strangers cannot grow an app's trail without bound. No claims.
+ */
+export async function recordAggregatedAudit(deps: Deps, entry: { appId: string; action: AuditAction; reason: string }): Promise<void> {
+  const app = await deps.repos.apps.findById(entry.appId);
+  if (!app) return;
+  const now = deps.clock.now();
+  const minute = Math.floor(now.getTime() / 60_000);
+  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason}\n${minute}`).digest('base64url').slice(0, 24);
+  await deps.repos.audit.incrementAggregate({
+    _id: `aud_${key}`,
+    appId: app._id,
+    org: app.org,
+    action: entry.action,
+    occurredAt: now, // the first refusal of the minute
+    subject: null,
+    reason: entry.reason,
+    ruleId: null,
+    details: {},
   });
 }
 

@@ -39,6 +39,7 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     scopes: grantedScopes(input.scopes),
     repositoryId: input.repositoryId ?? null,
     repositoryOwnerId: input.repositoryOwnerId ?? null,
+    events: input.events ?? null,
     createdAt: ctx.clock.now(),
   });
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_RULES_PER_APP} trust rules` }], 'The app has too many trust rules.');
