@@ -8,7 +8,7 @@ import { grantedScopes, ruleErrors, type RuleInput } from '../oidc/rule-policy';
 import { recordAudit } from './audit-service';
 
 /** Who changed a rule, for the audit entry: an id, never a secret. */
-function actorOf(principal: Principal): string | null {
+export function actorOf(principal: Principal): string | null {
   switch (principal.kind) {
     case 'api_key':
       return `key:${principal.keyId}`;

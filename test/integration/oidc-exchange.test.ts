@@ -238,7 +238,14 @@ describe('every refusal is the same 401', () => {
     const res = await h.api(`/v1/apps/${appId}/audit-events?action=oidc.denied`, { headers: bearer(adminKey) });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(JSON.parse(text).data[0]).toMatchObject({ action: 'oidc.denied', reason: 'pull_request', subject: 'repo:acme/mobile-app:ref:refs/heads/main' });
+    expect(JSON.parse(text).data[0]).toMatchObject({
+      action: 'oidc.denied',
+      reason: 'pull_request',
+      subject: 'repo:acme/mobile-app:ref:refs/heads/main',
+      count: null,
+      claims: { repository: 'acme/mobile-app', event_name: 'pull_request', environment: null },
+      rules: [{ id: expect.stringMatching(/^rul_/), matched: true, failed: null }],
+    });
     expect(text).not.toContain(token.split('.')[2]);
   });
 });
