@@ -27,6 +27,11 @@ export interface paths {
          *     belongs to the repository the token claims; tokens from `pull_request` and `pull_request_target`
          *     events are refused even when a rule matches.
          *
+         *     Tokens are accepted exactly as GitHub issues them: header `typ`, `alg`, `x5t`, `kid`. `x5t` and
+         *     `x5t#S256` are ignored hints (the key is always the issuer's key named by `kid`); `jwk`, `jku`,
+         *     `x5u`, `x5c`, `crit` and `cty` are refused. `nbf`, when present, is honoured with the 60 s
+         *     tolerance, and the lifetime counts from the earlier of `iat` and `nbf`.
+         *
          *     Every refusal (unknown app, no rule, repository outside the rule, expired, replayed, bad
          *     signature and the like) is the same 401, so a caller cannot learn which apps have rules. The
          *     real reason goes to the audit trail only (see `listAuditEvents`). The access token must never
@@ -294,15 +299,24 @@ export interface paths {
          *
          *     `subjectPattern` shapes: `repo:<owner>/<repo>:ref:refs/heads/<branch>`,
          *     `repo:<owner>/<repo>:environment:<environment>`, `repo:<owner>/<repo>:ref:refs/tags/<prefix>*`.
-         *     A `*` matches any text that contains no colon. Subjects in the immutable form
-         *     (`repo:owner@ID/repo@ID:...`) match a rule written with names when the token's `repository` claim
-         *     names the same repository; `repositoryId` / `repositoryOwnerId` additionally require those
-         *     claims to be equal.
+         *     A `*` matches any text that contains no colon; a pattern holds at most 8 (matching is linear).
+         *
+         *     A rule is matched against the token's verified claims, not against text cut out of `sub`: owner and
+         *     repository against the `repository` claim (case-insensitively), `ref:` against `ref`, `environment:`
+         *     against `environment`; then `workflowRef` (claim `job_workflow_ref`), `environment`, `repositoryId`,
+         *     `repositoryOwnerId` exactly, and `events` against `event_name`. So subjects in the named form, in the
+         *     immutable form (`repo:owner@ID/repo@ID:...`) and customised by a repository's subject template (extra
+         *     `key:value` pairs, or `repository_owner_id:...:repository_id:...` forms) all match the same rule. The
+         *     subject itself must be made only of the token's own claims; otherwise the exchange is refused
+         *     (`subject_mismatch` when it names another repository, `subject_unrecognized` otherwise).
+         *
+         *     Events: pull-request events (`pull_request`, `pull_request_target`, any `pull_request*`) are never
+         *     exchanged and listing one is 422; `workflow_run` is exchanged only through a rule that lists it.
          *
          *     Answered 422 with field errors when the app already has 20 rules, or when the rule has a wildcard
-         *     repository owner, a repository name that is only `*`, or no real restriction on ref, environment
-         *     or workflow (for example a pattern ending in `:*`). Scopes other than the four CI scopes are
-         *     refused by validation.
+         *     repository owner, a repository name that is only `*`, more than 8 `*`, a pull-request event in
+         *     `events`, or no real restriction on ref, environment or workflow (for example a pattern ending in
+         *     `:*`). Scopes other than the four CI scopes are refused by validation.
          */
         post: operations["createOidcRule"];
         delete?: never;

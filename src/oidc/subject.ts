@@ -121,30 +121,27 @@ export function subjectProblem(sub: string, claims: SubjectClaims): SubjectProbl
 export const MAX_WILDCARDS = 8;
 
 /**
- * Glob matching of one colon-free segment: `*` matches any run of characters. The classic two-pointer algorithm
- * that only ever backtracks to the last `*` seen: O(|pattern| x |text|) in the worst case, never exponential.
+ * Glob matching of one colon-free segment, where `*` matches any run of characters. The pattern is cut at its stars
+ * into literal pieces: the first must start the text, the last must end it, and each one between is placed at its
+ * leftmost occurrence after the previous one (leftmost placement never loses a match). Nothing is ever retried, so
+ * the work is one left-to-right pass per piece: at most (stars + 1) scans of the text, never exponential.
  */
 function segmentMatches(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let starAt = -1; // position in the pattern just after the last `*`
-  let resumeAt = 0; // position in the text that `*` is currently stretched to
-  while (t < text.length) {
-    if (p < pattern.length && pattern[p] === '*') {
-      starAt = ++p;
-      resumeAt = t;
-    } else if (p < pattern.length && pattern[p] === text[t]) {
-      p++;
-      t++;
-    } else if (starAt >= 0) {
-      p = starAt;
-      t = ++resumeAt;
-    } else {
-      return false;
-    }
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return pattern === text;
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  const end = text.length - last.length; // the middle pieces must fit before the last one
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece.length === 0) continue;
+    const found = text.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
   }
-  while (p < pattern.length && pattern[p] === '*') p++;
-  return p === pattern.length;
+  return true;
 }
 
 /**
