@@ -18,7 +18,7 @@ export interface AuditDoc {
   claims?: Record<string, string | null> | null;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: AuditRuleOutcome[] | null;
-  /** An aggregated entry (refusals before verification): how many refusals of this app, reason and minute. */
+  /** oidc.denied: how many refusals this entry counts (of one token, or of one reason and minute when unproven). */
   count?: number | null;
 }
 

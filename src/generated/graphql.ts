@@ -234,7 +234,7 @@ export type AuditEvent = {
   claims?: Maybe<TokenClaims>;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: Maybe<Array<RuleOutcome>>;
-  /** An aggregated oidc.denied (refusals before the signature was verified): refusals of this reason in its minute. */
+  /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). */
   count?: Maybe<Scalars['Int']['output']>;
 };
 

@@ -388,9 +388,10 @@ export interface paths {
          *
          *     For a token whose signature was verified, the entry also holds the claims rules look at (`claims`) and,
          *     for each rule of the app, the first check that failed with what the rule expected and what the token
-         *     said (`rules`). Refusals before the signature was verified (malformed, bad signature, unknown key,
-         *     forbidden header, key too small) hold no claims, since nothing in them is proven, and are counted in one
-         *     entry per app, reason and minute (`count`), so nobody can grow an app's trail without bound.
+         *     said (`rules`), in one entry per token however often it is sent (`count`). Refusals that prove nothing
+         *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid) hold
+         *     no claims and are counted in one entry per app, reason and minute, so nobody can grow an app's trail
+         *     without bound.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -673,9 +674,10 @@ export interface components {
             /** @description The trust rule concerned, when there is one. */
             ruleId: string | null;
             /**
-             * @description Set on `oidc.denied` entries of refusals before the token's signature was verified (malformed, bad
-             *     signature, unknown key, forbidden header, ...): such refusals are counted in one entry per app,
-             *     reason and minute, holding no claims since nothing in them is proven. Null otherwise.
+             * @description `oidc.denied` entries count refusals instead of repeating them: a live token whose signature was
+             *     verified has one entry (with its claims) however often it is sent; refusals that prove nothing
+             *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid)
+             *     hold no claims and are counted in one entry per app, reason and minute. Null on other actions.
              */
             count: number | null;
             /**
@@ -1977,7 +1979,7 @@ export interface operations {
                      *           "subject": "repo:acme/mobile-app:ref:refs/heads/feature-x",
                      *           "reason": "not_trusted",
                      *           "ruleId": null,
-                     *           "count": null,
+                     *           "count": 1,
                      *           "claims": {
                      *             "sub": "repo:acme/mobile-app:ref:refs/heads/feature-x",
                      *             "repository": "acme/mobile-app",

@@ -3,7 +3,7 @@ import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { DomainError } from '../errors';
 import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../oidc/access-tokens';
-import { OidcRefusal, isOidcRefusal } from '../oidc/refusal';
+import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import { CLOCK_TOLERANCE_S, verifyOidcToken } from '../oidc/token-verifier';
 import type { Scope } from '../auth/scopes';
@@ -19,6 +19,9 @@ export interface OidcExchangeResult {
 
 /** The one answer to every refusal, whatever its cause: the caller learns nothing about apps, rules or checks. */
 const refusedError = () => new DomainError('unauthorized', 'The token could not be exchanged.');
+
+/** Refusals of a signed token outside its validity window: it proves nothing about who sends it now. */
+const UNPROVEN_REASONS: RefusalReason[] = ['expired', 'not_yet_valid'];
 
 /** A refusal of a verified token, with how each rule of the app judged it (for the owner's audit trail). */
 class RuleRefusal extends OidcRefusal {
@@ -62,20 +65,25 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
   const fields = { appId: unverifiedAppId.slice(0, 64), reason: refusal.reason };
   if (refusal.reason === 'jwks_unavailable') ctx.logger.warn(fields, 'oidc exchange refused: issuer keys unavailable');
   else ctx.logger.info(fields, 'oidc exchange refused');
-  // An unknown app has no audit trail to write to (both recorders skip it).
-  if (refusal.verifiedClaims === null) {
-    // Nothing is proven about who sent it: no claims, and one counted entry per app, reason and minute.
+  // An unknown app has no audit trail to write to (the recorder skips it).
+  const verified = refusal.verifiedClaims;
+  const jti = verified && typeof verified.jti === 'string' && verified.jti.length > 0 ? verified.jti : null;
+  if (verified === null || jti === null || UNPROVEN_REASONS.includes(refusal.reason)) {
+    // Nothing proven about who sends it now (an expired token may be a leaked one replayed): no claims, and one
+    // counted entry per app, reason and minute.
     await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason });
     return;
   }
-  // Signed by the issuer: the owner sees the claims rules look at and why each rule did not match.
-  const rules = refusal instanceof RuleRefusal ? refusal.rules : await ruleOutcomes(ctx, unverifiedAppId, refusal.verifiedClaims);
-  await recordAudit(ctx.deps, {
+  // A live token signed by the issuer: the owner sees the claims rules look at and why each rule did not match,
+  // once per token (its repetitions are counted in the same entry).
+  const rules = refusal instanceof RuleRefusal ? refusal.rules : await ruleOutcomes(ctx, unverifiedAppId, verified);
+  await recordAggregatedAudit(ctx.deps, {
     appId: unverifiedAppId,
     action: 'oidc.denied',
-    subject: refusal.subject,
     reason: refusal.reason,
-    claims: { ...ruleClaimsOf(refusal.verifiedClaims) },
+    bucket: `jti:${ctx.deps.config.oidcIssuer}:${jti}`,
+    subject: refusal.subject,
+    claims: { ...ruleClaimsOf(verified) },
     rules,
   });
 }

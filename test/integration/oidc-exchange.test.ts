@@ -194,7 +194,7 @@ describe('every refusal is the same 401', () => {
       expect({ label, found: denied.some((d) => d.appId === app && d.reason === reason) }).toEqual({ label, found: true });
     }
     expect(denied.reduce((sum, d) => sum + (d.count ?? 1), 0)).toBe(expected.length);
-    const unverified = ['bad_signature', 'algorithm', 'forbidden_header', 'no_kid', 'key_size', 'malformed'];
+    const unverified = ['bad_signature', 'algorithm', 'forbidden_header', 'no_kid', 'key_size', 'malformed', 'expired'];
     for (const reason of unverified) {
       const entries = denied.filter((d) => d.reason === reason);
       expect({ reason, entries: entries.length, count: entries[0].count, claims: entries[0].claims ?? null }).toEqual({
@@ -206,7 +206,7 @@ describe('every refusal is the same 401', () => {
     }
     // The subject is recorded once the signature is verified, and never when it is not.
     expect(denied.find((d) => d.reason === 'subject_mismatch')?.subject).toBe('repo:evil/mobile-app:ref:refs/heads/main');
-    expect(denied.find((d) => d.reason === 'expired')?.subject).toBe('repo:acme/mobile-app:ref:refs/heads/main');
+    expect(denied.find((d) => d.reason === 'expired')?.subject).toBeNull(); // signed, but it proves nothing about who sends it now
     expect(denied.find((d) => d.reason === 'bad_signature')?.subject).toBeNull();
     expect(denied.find((d) => d.reason === 'algorithm')?.subject).toBeNull();
     // An unknown app has no trail: it is logged, without the token.
@@ -242,7 +242,7 @@ describe('every refusal is the same 401', () => {
       action: 'oidc.denied',
       reason: 'pull_request',
       subject: 'repo:acme/mobile-app:ref:refs/heads/main',
-      count: null,
+      count: 1,
       claims: { repository: 'acme/mobile-app', event_name: 'pull_request', environment: null },
       rules: [{ id: expect.stringMatching(/^rul_/), matched: true, failed: null }],
     });
@@ -441,7 +441,7 @@ describe('refusals explained to app owners', () => {
     expect((await exchange(issuer.mint({ event_name: 'release' }), appId)).status).toBe(200);
   });
 
-  it('records the claims of a verified token refused before the rules (pull request, expired)', async () => {
+  it('records the claims of a verified token refused before the rules (pull request)', async () => {
     const { appId } = await newAppWithRules([MAIN_RULE]);
     expect((await exchange(issuer.mint({ event_name: 'pull_request_target' }), appId)).status).toBe(401);
     const [entry] = await auditOf(appId, 'oidc.denied');
@@ -449,7 +449,17 @@ describe('refusals explained to app owners', () => {
     expect(entry.rules).toEqual([{ id: expect.any(String), matched: true, failed: null }]);
   });
 
-  it('counts refusals before verification in one entry per app, reason and minute, even under a race', async () => {
+  it('keeps one entry per refused token, counting its repetitions', async () => {
+    const { appId } = await newAppWithRules([{ subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev', scopes: ['builds:write'] }]);
+    const token = issuer.mint();
+    for (let i = 0; i < 3; i++) expect((await exchange(token, appId)).status).toBe(401);
+    expect((await exchange(issuer.mint(), appId)).status).toBe(401);
+    const denied = await auditOf(appId, 'oidc.denied');
+    expect(denied.map((d) => d.count).sort()).toEqual([1, 3]);
+    expect(denied.every((d) => d.reason === 'not_trusted' && d.claims?.ref === 'refs/heads/main' && d.rules?.length === 1)).toBe(true);
+  });
+
+  it('counts refusals that prove nothing in one entry per app, reason and minute, even under a race', async () => {
     const { appId } = await newAppWithRules([MAIN_RULE]);
     const impostor = issuer.newKey('RS256', issuer.keys.rsa.kid);
     h.clock.advance(60_000 - (h.clock.now().getTime() % 60_000)); // the start of a minute
