@@ -24,4 +24,7 @@ export const toAuditEvent = (doc: AuditDoc) => ({
   subject: doc.subject,
   reason: doc.reason,
   ruleId: doc.ruleId,
+  claims: doc.claims ?? null,
+  rules: doc.rules ?? null,
+  count: doc.count ?? null,
 });

@@ -22,4 +22,5 @@ export const handlers = {
   listOidcRules: oidc.listOidcRules,
   deleteOidcRule: oidc.deleteOidcRule,
   listAuditEvents: oidc.listAuditEvents,
+  dryRunOidcRules: oidc.dryRunOidcRules,
 } satisfies HandlerMap;

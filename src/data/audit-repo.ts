@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { ensureIndexes } from './db';
+import { ensureIndexes, isDuplicateKeyError } from './db';
 
-export const AUDIT_ACTIONS = ['oidc.exchanged', 'oidc.denied', 'oidc.rule_created', 'oidc.rule_deleted'] as const;
+export const AUDIT_ACTIONS = ['oidc.exchanged', 'oidc.denied', 'oidc.rule_created', 'oidc.rule_deleted', 'oidc.dry_run'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditDoc {
@@ -14,7 +14,22 @@ export interface AuditDoc {
   reason: string | null;
   ruleId: string | null;
   details: Record<string, string | number | boolean | null>;
+  /** oidc.denied of a token whose signature was verified: the claims rules look at (never the token). */
+  claims?: Record<string, string | null> | null;
+  /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
+  rules?: AuditRuleOutcome[] | null;
+  /** oidc.denied: how many refusals this entry counts (of one token, or of one reason and minute when unproven). */
+  count?: number | null;
 }
+
+export interface AuditRuleOutcome {
+  id: string;
+  matched: boolean;
+  failed: { check: string; expected: string; actual: string | null } | null;
+}
+
+/** The fields an aggregated entry is created with; `count` starts at 1 and grows. */
+export type AggregatedAuditDoc = Omit<AuditDoc, 'count'>;
 
 export interface AuditPage {
   data: AuditDoc[];
@@ -35,6 +50,22 @@ export class AuditRepo {
   }
   async insert(doc: AuditDoc): Promise<void> {
     await this.col.insertOne(doc);
+  }
+
+  /**
+   * Counts one more occurrence in the entry whose _id the caller derived (app, reason, minute), creating it on the
+   * first: the unique _id gives exactly one creator, and every later occurrence is one atomic $inc by _id, so
+   * concurrent refusals never make two entries nor lose a count. (Insert-then-increment rather than an upsert with
+   * $setOnInsert: FerretDB 1.x drops null fields from $setOnInsert.)
+   */
+  async incrementAggregate(doc: AggregatedAuditDoc): Promise<void> {
+    try {
+      await this.col.insertOne({ ...doc, count: 1 });
+      return;
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    await this.col.updateOne({ _id: doc._id }, { $inc: { count: 1 } });
   }
 
   /** Newest first, keyset-paginated on (occurredAt, _id) so pages stay stable while entries are added. */

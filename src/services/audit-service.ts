@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import type { Deps } from '../deps';
 import { authorizeForApp } from '../auth/authorize';
@@ -12,6 +13,8 @@ export interface AuditEntryInput {
   reason?: string | null;
   ruleId?: string | null;
   details?: AuditDoc['details'];
+  claims?: AuditDoc['claims'];
+  rules?: AuditDoc['rules'];
 }
 
 /** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
@@ -28,6 +31,38 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
     reason: entry.reason ?? null,
     ruleId: entry.ruleId ?? null,
     details: entry.details ?? {},
+    ...(entry.claims ? { claims: entry.claims } : {}),
+    ...(entry.rules ? { rules: entry.rules } : {}),
+  });
+}
+
+/**
+ * Records a refusal as a counted entry: one entry per app, action, reason and bucket, whose `count` grows, so that
+ * repeating one request cannot grow an app's trail without bound. The bucket is the minute by default (refusals
+ * that prove nothing, which hold no claims); a verified token's refusals are bucketed by its jti, so one entry per
+ * token holds its claims and only a new token from the issuer makes a new entry.
+ */
+export async function recordAggregatedAudit(
+  deps: Deps,
+  entry: { appId: string; action: AuditAction; reason: string; bucket?: string; subject?: string | null; claims?: AuditDoc['claims']; rules?: AuditDoc['rules'] },
+): Promise<void> {
+  const app = await deps.repos.apps.findById(entry.appId);
+  if (!app) return;
+  const now = deps.clock.now();
+  const bucket = entry.bucket ?? `minute:${Math.floor(now.getTime() / 60_000)}`;
+  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason}\n${bucket}`).digest('base64url').slice(0, 24);
+  await deps.repos.audit.incrementAggregate({
+    _id: `aud_${key}`,
+    appId: app._id,
+    org: app.org,
+    action: entry.action,
+    occurredAt: now, // the first occurrence
+    subject: entry.subject ?? null,
+    reason: entry.reason,
+    ruleId: null,
+    details: {},
+    ...(entry.claims ? { claims: entry.claims } : {}),
+    ...(entry.rules ? { rules: entry.rules } : {}),
   });
 }
 
