@@ -24,4 +24,6 @@ export const toAuditEvent = (doc: AuditDoc) => ({
   subject: doc.subject,
   reason: doc.reason,
   ruleId: doc.ruleId,
+  actor: doc.actor ?? null,
+  resource: doc.resource ?? null,
 });

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context';
 import type { Deps } from '../deps';
-import { authorizeForApp } from '../auth/authorize';
+import { authorizeForApp, requireStaff } from '../auth/authorize';
 import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
@@ -31,8 +31,49 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
   });
 }
 
+/** Who acts: the staff token of the request, or the operator at the command line. */
+export function actorOf(ctx: RequestContext): string {
+  const p = ctx.principal;
+  switch (p.kind) {
+    case 'staff':
+      return `staff:${p.staffId}`;
+    case 'api_key':
+      return `api_key:${p.keyId}`;
+    case 'oidc':
+      return `oidc_rule:${p.bucketRuleId}`;
+    case 'anonymous':
+      return 'anonymous';
+  }
+}
+
+export interface ActionAuditInput {
+  actor: string;
+  action: AuditAction;
+  resource: string;
+  appId?: string | null;
+  details?: AuditDoc['details'];
+}
+
+/** Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. */
+export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise<void> {
+  const app = entry.appId ? await deps.repos.apps.findById(entry.appId) : null;
+  await deps.repos.audit.insert({
+    _id: newId('aud'),
+    appId: app?._id ?? null,
+    org: app?.org ?? null,
+    action: entry.action,
+    occurredAt: deps.clock.now(),
+    subject: null,
+    reason: null,
+    ruleId: null,
+    details: entry.details ?? {},
+    actor: entry.actor,
+    resource: entry.resource,
+  });
+}
+
 export interface AuditListInput {
-  appId: string;
+  appId: string | null; // null: every entry
   limit: number;
   action?: string | null;
   cursor?: string | null;
@@ -62,7 +103,13 @@ export async function listAudit(deps: Deps, input: AuditListInput) {
   };
 }
 
-export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput) {
+export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput & { appId: string }) {
   authorizeForApp(ctx, 'rules:read', input.appId, { write: false });
   return listAudit(ctx.deps, input);
+}
+
+/** Every entry, of every app and of none (staff tokens, signing keys): admin staff only. */
+export async function listAuditLog(ctx: RequestContext, input: Omit<AuditListInput, 'appId'> & { appId?: string | null }) {
+  requireStaff(ctx, { write: true });
+  return listAudit(ctx.deps, { ...input, appId: input.appId ?? null });
 }
