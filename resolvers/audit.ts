@@ -9,7 +9,7 @@ export const auditResolvers: Resolvers = {
       return { ...page, data: page.data.map(toAuditEvent) };
     },
     auditLog: async (_p, args, ctx) => {
-      const page = await listAuditLog(ctx, { appId: args.appId, action: args.action, limit: args.limit ?? 25, cursor: args.cursor });
+      const page = await listAuditLog(ctx, { action: args.action, limit: args.limit ?? 25, cursor: args.cursor });
       return { ...page, data: page.data.map(toAuditEvent) };
     },
   },

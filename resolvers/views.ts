@@ -26,4 +26,5 @@ export const toAuditEvent = (doc: AuditDoc) => ({
   ruleId: doc.ruleId,
   actor: doc.actor ?? null,
   resource: doc.resource ?? null,
+  targetAppId: typeof doc.details?.appId === 'string' ? doc.details.appId : null,
 });

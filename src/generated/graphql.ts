@@ -28,7 +28,7 @@ export type Query = {
   /** Staff: apps, newest first. */
   apps: Array<App>;
   auditEvents: AuditPage;
-  /** Admin staff: every audit entry, newest first (staff and operator actions included); appId narrows it to one app. */
+  /** Admin staff: every audit entry, newest first, staff and operator actions included (their app is in details). */
   auditLog: AuditPage;
   build?: Maybe<Build>;
   /** Builds of an app, newest first. */
@@ -60,7 +60,6 @@ export type QueryAuditEventsArgs = {
 
 
 export type QueryAuditLogArgs = {
-  appId?: InputMaybe<Scalars['ID']['input']>;
   action?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   cursor?: InputMaybe<Scalars['String']['input']>;
@@ -237,6 +236,8 @@ export type AuditEvent = {
   actor?: Maybe<Scalars['String']['output']>;
   /** What it was done to: app:<id>, api_key:<id>, staff:<id>, signing_key:<kid>. */
   resource?: Maybe<Scalars['String']['output']>;
+  /** The app a staff or operator action concerned, when one did. */
+  targetAppId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type AuditPage = {
@@ -717,6 +718,7 @@ export type AuditEventResolvers<ContextType = RequestContext, ParentType extends
   ruleId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   actor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resource?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetAppId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type AuditPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditPage'] = ResolversParentTypes['AuditPage']> = {

@@ -54,19 +54,23 @@ export interface ActionAuditInput {
   details?: AuditDoc['details'];
 }
 
-/** Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. */
+/**
+ * Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. These entries belong to
+ * the service's own log (`auditLog`, `shieldgate audit`), not to an app's trail that its key holders read: the app
+ * concerned is named in `details.appId`, and the entry's `appId` stays null.
+ */
 export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise<void> {
   const app = entry.appId ? await deps.repos.apps.findById(entry.appId) : null;
   await deps.repos.audit.insert({
     _id: newId('aud'),
-    appId: app?._id ?? null,
+    appId: null,
     org: app?.org ?? null,
     action: entry.action,
     occurredAt: deps.clock.now(),
     subject: null,
     reason: null,
     ruleId: null,
-    details: entry.details ?? {},
+    details: { ...(entry.details ?? {}), ...(app ? { appId: app._id } : {}) },
     actor: entry.actor,
     resource: entry.resource,
   });
@@ -108,8 +112,8 @@ export async function listAuditForCaller(ctx: RequestContext, input: AuditListIn
   return listAudit(ctx.deps, input);
 }
 
-/** Every entry, of every app and of none (staff tokens, signing keys): admin staff only. */
-export async function listAuditLog(ctx: RequestContext, input: Omit<AuditListInput, 'appId'> & { appId?: string | null }) {
+/** Every entry, of every app and of none (staff and operator actions): admin staff only (the `write` role). */
+export async function listAuditLog(ctx: RequestContext, input: Omit<AuditListInput, 'appId'>) {
   requireStaff(ctx, { write: true });
-  return listAudit(ctx.deps, { ...input, appId: input.appId ?? null });
+  return listAudit(ctx.deps, { ...input, appId: null });
 }

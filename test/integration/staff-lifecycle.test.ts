@@ -78,6 +78,7 @@ it('audits staff mutations with their actor and resource; admins read the log, s
   const admin = await h.newStaff('admin');
   const adminId = admin.split('_')[1];
   const support = await h.newStaff('support');
+  h.clock.advance(1000);
   const app = await readJson(await gql(admin, 'mutation { createApp(input: { name: "audited", plan: indie }) { id } }'));
   const appId = app.data.createApp.id;
   h.clock.advance(1000); // entries of one instant are ordered by id; one second apart, by time
@@ -86,12 +87,14 @@ it('audits staff mutations with their actor and resource; admins read the log, s
   h.clock.advance(1000);
   await gql(admin, 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: keyId });
 
-  const log = await readJson(await gql(admin, 'query($a: ID) { auditLog(appId: $a, limit: 10) { data { appId action actor resource } } }', { a: appId }));
+  const log = await readJson(await gql(admin, '{ auditLog(limit: 3) { data { appId targetAppId action actor resource } } }'));
   expect(log.data.auditLog.data).toEqual([
-    { appId, action: 'api_key.revoked', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
-    { appId, action: 'api_key.created', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
-    { appId, action: 'app.created', actor: `staff:${adminId}`, resource: `app:${appId}` },
+    { appId: null, targetAppId: appId, action: 'api_key.revoked', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
+    { appId: null, targetAppId: appId, action: 'api_key.created', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
+    { appId: null, targetAppId: appId, action: 'app.created', actor: `staff:${adminId}`, resource: `app:${appId}` },
   ]);
+  // The app's own trail, which its key holders read, is not where staff actions go.
+  expect((await h.deps.repos.audit.list(appId, { limit: 10 })).data).toEqual([]);
   const refused = await readJson(await gql(support, '{ auditLog { data { id } } }'));
   expect(refused.errors[0].extensions.code).toBe('insufficient_scope');
   // Nothing of the key's secret is in the trail.
