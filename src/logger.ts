@@ -55,6 +55,21 @@ function scrubString(text: string): string {
   return out;
 }
 
+/**
+ * A copy of an error, of the same class (pino's err serializer names it by its constructor), with its message and
+ * stack scrubbed and its own fields walked like any object's.
+ */
+function scrubError(error: Error, walkField: (value: unknown) => unknown): Error {
+  const copy = Object.create(Object.getPrototypeOf(error)) as Error;
+  for (const [name, field] of Object.entries(error)) {
+    (copy as unknown as Record<string, unknown>)[name] = SECRET_FIELDS.has(name.toLowerCase()) ? CENSOR : walkField(field);
+  }
+  Object.defineProperty(copy, 'message', { value: scrubString(error.message), enumerable: false });
+  Object.defineProperty(copy, 'stack', { value: error.stack ? scrubString(error.stack) : undefined, enumerable: false });
+  if (error.cause !== undefined) Object.defineProperty(copy, 'cause', { value: walkField(error.cause), enumerable: false });
+  return copy;
+}
+
 /** A copy of `value` with secret fields censored and secret shapes masked; the caller's object is never changed. */
 export function redactSecrets(value: unknown): unknown {
   let nodes = 0;
@@ -65,7 +80,7 @@ export function redactSecrets(value: unknown): unknown {
     if (++nodes > MAX_NODES || depth > MAX_DEPTH) return '[truncated]';
     if (seen.has(v)) return '[circular]';
     seen.add(v);
-    if (v instanceof Error) return walk(pino.stdSerializers.err(v), depth);
+    if (v instanceof Error) return scrubError(v, (field) => walk(field, depth + 1));
     if (v instanceof Date) return v;
     if (Buffer.isBuffer(v) || ArrayBuffer.isView(v)) return `[${v.byteLength} bytes]`;
     if (Array.isArray(v)) return v.map((item) => walk(item, depth + 1));
@@ -84,9 +99,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'shieldgate' },
-      // Every log call's object goes through the walk (errors included: it serializes them itself, so their message
-      // and stack are scrubbed too); the message string is scrubbed by the hook below.
+      // Every log call's object goes through the walk (errors included: copied with their message and stack
+      // scrubbed, then serialized by pino as usual); the message string is scrubbed by the hook below.
       formatters: { log: (object) => redactSecrets(object) as Record<string, unknown> },
+      serializers: { err: pino.stdSerializers.err },
       hooks: {
         logMethod(args, method) {
           const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrubString(arg) : arg));

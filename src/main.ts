@@ -1,8 +1,8 @@
-import http from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './http/app';
+import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
 import { createJobRunner } from './jobs';
 
@@ -28,14 +28,7 @@ async function main(): Promise<void> {
   const keyWarning = await deps.signingKeys.checkActiveKey();
   if (keyWarning) logger.warn(keyWarning);
   const { app, stop: stopGraphql } = await createHttpApp(deps);
-  const server = http.createServer(app);
-  // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed: between requests after
-  // keepAliveTimeout, and in the middle of one after two minutes without a byte either way (never before the upload's
-  // own watchdog, which answers a stalled body at UPLOAD_IDLE_TIMEOUT_S).
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
-  server.timeout = Math.max(120_000, config.uploadIdleTimeoutMs + 60_000);
+  const server = createHttpServer(config, app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info(
     { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },

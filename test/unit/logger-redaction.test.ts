@@ -74,6 +74,9 @@ it('hides secrets in the message string and in an error logged directly', () => 
   logger.error(new Error(`token ${SECRETS.accessToken} expired`), 'failed');
   expect(text()).not.toContain(SECRETS.apiKey);
   expect(text()).not.toContain(SECRETS.accessToken);
+  const line = JSON.parse(text().split('\n')[1]);
+  expect(line.err).toMatchObject({ type: 'Error', message: 'token [redacted jwt] expired' });
+  expect(line.err.stack).toContain('logger-redaction.test.ts');
 });
 
 it('keeps what is not secret, and never changes the object it was given', () => {
