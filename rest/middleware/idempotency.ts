@@ -11,6 +11,8 @@ import { pathParams } from '../request';
 const LEASE_MS = 60_000;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location'];
+/** What a request meeting a key still held is asked to wait: about what a held request takes. */
+const IN_PROGRESS_RETRY_AFTER_S = 1;
 
 /** Canonical JSON (sorted keys): the same body in another key order is the same body. */
 function canonical(value: unknown): string {
@@ -77,8 +79,12 @@ export function idempotency(deps: Deps): RequestHandler {
     switch (outcome.kind) {
       case 'body_mismatch':
         return sendProblem(req, res, buildProblem('idempotency_key_reused', state.requestId, { detail: 'This Idempotency-Key was used with another body.' }));
-      case 'in_progress':
-        return sendProblem(req, res, buildProblem('idempotency_in_progress', state.requestId, { detail: 'A request with this Idempotency-Key is still in progress; retry shortly.' }));
+      case 'in_progress': {
+        // 409 where the operation lists it; verifyAttest lists none, so "retry shortly" is said as 429 with Retry-After.
+        const status = state.op.statuses.has(409) ? 409 : 429;
+        const detail = 'A request with this Idempotency-Key is still in progress; retry shortly.';
+        return sendProblem(req, res, buildProblem('idempotency_in_progress', state.requestId, { status, detail, retryAfter: IN_PROGRESS_RETRY_AFTER_S }));
+      }
       case 'replay': {
         for (const [name, value] of Object.entries(outcome.response.headers)) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
