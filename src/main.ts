@@ -4,7 +4,7 @@ import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './http/app';
 import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
-import { createJobRunner } from './jobs';
+import { createAuditRetention, createJobRunner } from './jobs';
 
 function readConfig(): Config {
   try {
@@ -37,6 +37,9 @@ async function main(): Promise<void> {
   // Static scans run off the request path; every instance polls the durable job collection.
   const jobs = createJobRunner(deps);
   jobs.start();
+  // Retention sweeps: FerretDB has no TTL index, so expired entries are removed by one instance per period.
+  const auditRetention = createAuditRetention(deps);
+  auditRetention.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // No new job is claimed from now on; a job in hand finishes (or its lease lets another instance retry it).
     const jobsStopped = jobs.stop();
+    const sweepsStopped = auditRetention.stop();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
     clearTimeout(force);
     await stopGraphql();
     await jobsStopped;
+    await sweepsStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');
