@@ -27,4 +27,7 @@ export const toAuditEvent = (doc: AuditDoc) => ({
   claims: doc.claims ?? null,
   rules: doc.rules ?? null,
   count: doc.count ?? null,
+  actor: doc.actor ?? null,
+  resource: doc.resource ?? null,
+  targetAppId: typeof doc.details?.appId === 'string' ? doc.details.appId : null,
 });

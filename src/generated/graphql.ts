@@ -28,6 +28,8 @@ export type Query = {
   /** Staff: apps, newest first. */
   apps: Array<App>;
   auditEvents: AuditPage;
+  /** Admin staff: every audit entry, newest first, staff and operator actions included (their app is in details). */
+  auditLog: AuditPage;
   build?: Maybe<Build>;
   /** Builds of an app, newest first. */
   builds: Array<Build>;
@@ -53,6 +55,13 @@ export type QueryAppsArgs = {
 
 export type QueryAuditEventsArgs = {
   appId: Scalars['ID']['input'];
+  action?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryAuditLogArgs = {
   action?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   cursor?: InputMaybe<Scalars['String']['input']>;
@@ -220,11 +229,12 @@ export type AttestInput = {
   platform: Platform;
 };
 
-/** An audit-trail entry of an app. Holds the OIDC subject and a reason, never a token. */
+/** An audit-trail entry: of an app, or (staff tokens, signing keys) of none. Holds subjects and reasons, never a token. */
 export type AuditEvent = {
   __typename?: 'AuditEvent';
   id: Scalars['ID']['output'];
-  appId: Scalars['ID']['output'];
+  /** Null for an entry about no app (a staff token, a signing key). */
+  appId?: Maybe<Scalars['ID']['output']>;
   action: Scalars['String']['output'];
   occurredAt: Scalars['DateTime']['output'];
   subject?: Maybe<Scalars['String']['output']>;
@@ -236,6 +246,12 @@ export type AuditEvent = {
   rules?: Maybe<Array<RuleOutcome>>;
   /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). */
   count?: Maybe<Scalars['Int']['output']>;
+  /** Who did it: staff:<id> or operator:<user> (staff and operator mutations). */
+  actor?: Maybe<Scalars['String']['output']>;
+  /** What it was done to: app:<id>, api_key:<id>, staff:<id>, signing_key:<kid>. */
+  resource?: Maybe<Scalars['String']['output']>;
+  /** The app a staff or operator action concerned, when one did. */
+  targetAppId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type AuditPage = {
@@ -724,6 +740,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppArgs, 'id'>>;
   apps?: Resolver<Array<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppsArgs, 'limit'>>;
   auditEvents?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'appId' | 'limit'>>;
+  auditLog?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'limit'>>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildArgs, 'id'>>;
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
@@ -766,7 +783,7 @@ export type AttestResultResolvers<ContextType = RequestContext, ParentType exten
 
 export type AuditEventResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  appId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   subject?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -775,6 +792,9 @@ export type AuditEventResolvers<ContextType = RequestContext, ParentType extends
   claims?: Resolver<Maybe<ResolversTypes['TokenClaims']>, ParentType, ContextType>;
   rules?: Resolver<Maybe<Array<ResolversTypes['RuleOutcome']>>, ParentType, ContextType>;
   count?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  actor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resource?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetAppId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type AuditPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditPage'] = ResolversParentTypes['AuditPage']> = {

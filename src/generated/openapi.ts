@@ -147,7 +147,10 @@ export interface paths {
          *
          *     - Token invalid or expired: 403 (`upload_url_invalid`). Build gone: 404.
          *     - Artifact already `uploaded`: 409 (`artifact_already_uploaded`); another upload of the same
-         *       artifact in flight: 409 (`upload_in_progress`).
+         *       artifact in flight: 409 (`upload_in_progress`); the app already has as many uploads in flight as
+         *       it may (`UPLOADS_PER_APP`, default 4): 409 (`too_many_uploads`) with `Retry-After`.
+         *     - The instance has as many uploads in flight as it takes (`UPLOADS_PER_INSTANCE`, default 32): 503
+         *       (`unavailable`) with `Retry-After`.
          *     - Body longer than declared: 413 (`payload_too_large`).
          *     - Body shorter than declared, or another SHA-256: 422 (`artifact_mismatch`); the artifact stays
          *       `pending` and the same URL may be used again until it expires.
@@ -247,7 +250,8 @@ export interface paths {
         /**
          * Check an attestation token
          * @description Returns a verdict for an attestation token. Needs an API key with the device scope
-         *     `attest:verify`. Accepts `Idempotency-Key`.
+         *     `attest:verify`. Accepts `Idempotency-Key`; a request meeting the same key still held by another
+         *     is answered 429 (`idempotency_in_progress`) with `Retry-After`, as this operation lists no 409.
          *
          *     **The attestation backend is a stub in v1 (`engine: stub`): its verdicts are NOT backed by
          *     platform checks. No Play Integrity or App Attest verification takes place and no platform
@@ -774,6 +778,7 @@ export interface components {
          *     | `idempotency_in_progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `artifact_already_uploaded` | 409 | the artifact is already uploaded |
          *     | `upload_in_progress` | 409 | another upload of the same artifact is in flight |
+         *     | `too_many_uploads` | 409 | the app has as many uploads in flight as it may; carries `Retry-After` |
          *     | `artifact_not_pending` | 409 | no artifact was declared, or it is not pending |
          *     | `payload_too_large` | 413 | the body is larger than allowed |
          *     | `unsupported_media_type` | 415 | the content type is not accepted |
@@ -802,7 +807,8 @@ export interface components {
     responses: {
         /**
          * @description Malformed request: unparseable body, bad query or header (`malformed_request`,
-         *     `validation_failed`), or a tampered cursor.
+         *     `validation_failed`), a tampered cursor, or (on an operation that lists no 415) a body in
+         *     another media type than the operation accepts (`unsupported_media_type`).
          */
         BadRequest: {
             headers: {
@@ -1036,7 +1042,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Malformed request (`malformed_request`, `validation_failed`). */
+        /** @description Malformed request (`malformed_request`, `validation_failed`), or a body that is not `application/octet-stream` (`unsupported_media_type`). */
         UnmeteredBadRequest: {
             headers: {
                 "Service-Api-Version": components["headers"]["Service-Api-Version"];
@@ -1075,8 +1081,9 @@ export interface components {
             };
         };
         /**
-         * @description The artifact is already uploaded (`artifact_already_uploaded`), or another upload of it is in
-         *     flight (`upload_in_progress`).
+         * @description The artifact is already uploaded (`artifact_already_uploaded`), another upload of it is in
+         *     flight (`upload_in_progress`), or the app has as many uploads in flight as it may
+         *     (`too_many_uploads`, with `Retry-After`).
          */
         UnmeteredConflict: {
             headers: {
@@ -1110,16 +1117,6 @@ export interface components {
                  *       "code": "payload_too_large"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is not `application/octet-stream` (`unsupported_media_type`). */
-        UnmeteredUnsupportedMediaType: {
-            headers: {
-                "Service-Api-Version": components["headers"]["Service-Api-Version"];
-                [name: string]: unknown;
-            };
-            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1252,7 +1249,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1376,7 +1372,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1482,7 +1477,6 @@ export interface operations {
             404: components["responses"]["UnmeteredNotFound"];
             409: components["responses"]["UnmeteredConflict"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnmeteredUnsupportedMediaType"];
             422: components["responses"]["UnmeteredUnprocessableEntity"];
             500: components["responses"]["UnmeteredInternalError"];
             503: components["responses"]["UnmeteredServiceUnavailable"];
@@ -1719,8 +1713,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

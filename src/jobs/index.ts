@@ -11,3 +11,5 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
   const handler: JobHandler = { run: (job) => runScanJob(deps, job), giveUp: (job) => giveUpScanJob(deps, job), sweep: () => queueOwedStaticScans(deps) };
   return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), options);
 }
+export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';
+export { createAuditRetention } from './audit-retention';

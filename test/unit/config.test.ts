@@ -66,3 +66,15 @@ describe('KEY_ENCRYPTION_KEY', () => {
     }
   });
 });
+
+describe('production without KEY_ENCRYPTION_KEY', () => {
+  it('refuses to start, saying in one line how to make a key', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^KEY_ENCRYPTION_KEY is required in production: make one with `openssl rand -base64 32`[^\n]*$/);
+  });
+  it('starts when the operator chose clear keys, or gave a key', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_UNSEALED_KEYS: '1' }).keyEncryptionKey).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'production', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).keyEncryptionKey).not.toBeNull();
+    expect(loadConfig({ NODE_ENV: 'development' }).keyEncryptionKey).toBeNull();
+  });
+});
