@@ -1,0 +1,101 @@
+// Runs fuzz inputs through a target in a worker thread with a deadline and a memory limit, and classifies the
+// outcome. Shared by `npm run fuzz`, the smoke test and the regression replay, so all three judge alike.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+export type WorkerData = { target: string; scratch: string };
+export type WorkerAnswer =
+  | { kind: 'ok' | 'rejected'; grewBytes: number }
+  | { kind: 'crash'; grewBytes: number; symptom: string };
+
+/** ok: the parser returned; rejected: it refused the input with its own error type; the rest are findings. */
+export type Outcome =
+  | { kind: 'ok' | 'rejected' }
+  | { kind: 'crash' | 'hang' | 'blowup'; symptom: string };
+
+export type Bounds = {
+  /** An input still running after this long is a hang. */
+  hangMs: number;
+  /** Growth of the worker's heap and buffers over one input past this is a blow-up. */
+  memoryBytes: number;
+};
+
+export const DEFAULT_BOUNDS: Bounds = { hangMs: 1000, memoryBytes: 64 * 1024 * 1024 };
+
+const WORKER_FILE = path.join(__dirname, 'worker.ts');
+
+/** One target's worker; replaced after a hang or a death, so a run goes on. */
+export class FuzzWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private readonly scratchDir = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-fuzz-'));
+
+  constructor(
+    readonly target: string,
+    readonly bounds: Bounds = DEFAULT_BOUNDS,
+  ) {}
+
+  async run(input: Buffer): Promise<Outcome> {
+    const worker = await this.start();
+    return new Promise<Outcome>((resolve) => {
+      const finish = (o: Outcome, restart: boolean) => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        if (restart) this.discard();
+        resolve(o);
+      };
+      const onMessage = (a: WorkerAnswer) => {
+        if (a.grewBytes > this.bounds.memoryBytes) finish({ kind: 'blowup', symptom: `memory grew ${mb(a.grewBytes)} MB parsing ${input.length} bytes` }, true);
+        else finish(a.kind === 'crash' ? { kind: 'crash', symptom: a.symptom } : { kind: a.kind }, false);
+      };
+      const onExit = () => finish({ kind: 'blowup', symptom: `worker died (heap limit ${mb(this.heapLimitBytes())} MB) parsing ${input.length} bytes` }, true);
+      const timer = setTimeout(() => finish({ kind: 'hang', symptom: `no answer within ${this.bounds.hangMs} ms for ${input.length} bytes` }, true), this.bounds.hangMs);
+      worker.on('message', onMessage);
+      worker.once('exit', onExit);
+      worker.postMessage(new Uint8Array(input));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.discard();
+    rmSync(this.scratchDir, { recursive: true, force: true });
+  }
+
+  /** The worker's old-generation limit: the bound plus room for the parsers' own code and the last inputs. */
+  private heapLimitBytes(): number {
+    return this.bounds.memoryBytes + 64 * 1024 * 1024;
+  }
+
+  private async start(): Promise<Worker> {
+    if (!this.worker) {
+      const worker = new Worker(WORKER_FILE, {
+        workerData: { target: this.target, scratch: path.join(this.scratchDir, 'input.bin') } satisfies WorkerData,
+        // tsx compiles the target and the analyser's TypeScript inside the worker, as it does under `npm run fuzz`.
+        execArgv: ['--require', require.resolve('tsx/cjs')],
+        resourceLimits: { maxOldGenerationSizeMb: this.heapLimitBytes() / (1024 * 1024) },
+      });
+      this.worker = worker;
+      this.ready = new Promise<void>((resolve, reject) => {
+        worker.once('message', () => resolve());
+        worker.once('error', reject);
+      });
+      // A worker that is thrown away while busy reports the termination as an error; it is expected.
+      worker.on('error', () => undefined);
+    }
+    await this.ready;
+    return this.worker!;
+  }
+
+  private discard(): void {
+    void this.worker?.terminate();
+    this.worker = null;
+    this.ready = null;
+  }
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / (1024 * 1024));
+}
