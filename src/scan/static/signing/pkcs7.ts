@@ -31,5 +31,7 @@ export function certificateSignatureOid(der: Buffer): string {
   const cert = readTlv(der, 0);
   const [, algorithm] = children(der, cert, 2);
   if (!algorithm || algorithm.tag !== TAG.SEQUENCE) throw new DerError('certificate has no signatureAlgorithm');
-  return readOid(der, children(der, algorithm, 1)[0]);
+  const [oid] = children(der, algorithm, 1);
+  if (!oid) throw new DerError('certificate signatureAlgorithm is empty');
+  return readOid(der, oid);
 }
