@@ -20,6 +20,12 @@ export const LIMITS = {
    * bundletool and Xcode write for real apps; each record kept costs about 600 bytes of heap.
    */
   zipEntries: 65_535,
+  /** APK Signing Block bytes read: real blocks are kilobytes (plus 4 KiB of verity padding). */
+  signingBlock: 16 * 1024 * 1024,
+  /** ID-value pairs of the APK Signing Block looked at: a real block has a handful (v2, v3, v3.1, padding, stamp). */
+  signingBlockPairs: 64,
+  /** res/xml files opened to find an unresolved network security config: apps have a few xml resources. */
+  networkConfigCandidates: 64,
   /** v1 (JAR) signature files read: one per signer, and real apps have one or two signers. */
   signatureFiles: 8,
   /** Certificates taken from one PKCS#7 file or v2/v3 signer list: a signer plus its chain is under 5. */

@@ -21,8 +21,6 @@ export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
 const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
-// How many res/xml files may be opened to find an unresolved network security config.
-const MAX_NSC_CANDIDATES = 64;
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
@@ -84,7 +82,7 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
   const source = candidates.find((c) => zip.has(c));
   if (source) return { root: parse(await zip.read(source, 'resourceXml')), source };
   // Unresolved reference (bundle with a custom file name): the config is the xml resource whose root is <network-security-config>.
-  const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, MAX_NSC_CANDIDATES);
+  const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, LIMITS.networkConfigCandidates);
   for (const name of xmlResources) {
     const root = parse(await zip.read(name, 'resourceXml'));
     if (root.name === 'network-security-config') return { root, source: name };

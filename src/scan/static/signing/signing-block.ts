@@ -11,9 +11,6 @@ const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
 const EOCD_MIN = 22;
 const MAX_COMMENT = 0xffff;
 const MAGIC = Buffer.from('APK Sig Block 42', 'latin1');
-// Real blocks are kilobytes (plus 4 KiB verity padding); a bigger one is refused rather than read.
-const MAX_BLOCK = 16 * 1024 * 1024;
-const MAX_PAIRS = 64;
 
 /**
  * The ID-value pairs of the APK Signing Block that sits just before the central directory,
@@ -29,7 +26,10 @@ export async function readSigningBlock(filePath: string): Promise<Map<number, Bu
     if (!footer.subarray(8).equals(MAGIC)) return null;
     const blockSize = Number(footer.readBigUInt64LE(0));
     const start = cdOffset - blockSize - 8;
-    if (blockSize < 24 || blockSize > MAX_BLOCK || start < 0) return null;
+    if (blockSize > LIMITS.signingBlock) {
+      throw new LimitExceededError('signingBlock', `the APK Signing Block declares ${blockSize} bytes, over the ${LIMITS.signingBlock}-byte limit`);
+    }
+    if (blockSize < 24 || start < 0) return null;
     const block = await readAt(fh, start, blockSize + 8);
     if (Number(block.readBigUInt64LE(0)) !== blockSize) return null;
     return pairs(block.subarray(8, block.length - 24));
@@ -40,8 +40,8 @@ export async function readSigningBlock(filePath: string): Promise<Map<number, Bu
 
 function pairs(buf: Buffer): Map<number, Buffer> {
   const out = new Map<number, Buffer>();
-  // A real block has a handful of pairs (v2, v3, v3.1, padding, source stamp); more are not looked at.
-  for (let p = 0; p + 12 <= buf.length && out.size < MAX_PAIRS; ) {
+  // Pairs past the cap are not looked at (see limits.ts).
+  for (let p = 0; p + 12 <= buf.length && out.size < LIMITS.signingBlockPairs; ) {
     const len = Number(buf.readBigUInt64LE(p));
     if (len < 4 || p + 8 + len > buf.length) break;
     out.set(buf.readUInt32LE(p + 8), buf.subarray(p + 12, p + 8 + len));
