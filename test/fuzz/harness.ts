@@ -5,15 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
-export type WorkerData = { target: string; scratch: string };
-export type WorkerAnswer =
-  | { kind: 'ok' | 'rejected'; grewBytes: number }
-  | { kind: 'crash'; grewBytes: number; symptom: string };
+export type WorkerData = { target: string; scratch: string; coverage: boolean };
+/** With coverage on: whether the input reached code no earlier one did, and how many functions and blocks are reached. */
+type CoverageNote = { newCoverage?: boolean; reached?: number };
+export type WorkerAnswer = CoverageNote &
+  ({ kind: 'ok' | 'rejected'; grewBytes: number } | { kind: 'crash'; grewBytes: number; symptom: string });
 
 /** ok: the parser returned; rejected: it refused the input with its own error type; the rest are findings. */
-export type Outcome =
-  | { kind: 'ok' | 'rejected' }
-  | { kind: 'crash' | 'hang' | 'blowup'; symptom: string };
+export type Outcome = CoverageNote & ({ kind: 'ok' | 'rejected' } | { kind: 'crash' | 'hang' | 'blowup'; symptom: string });
 
 export type Bounds = {
   /** An input still running after this long is a hang. */
@@ -35,6 +34,8 @@ export class FuzzWorker {
   constructor(
     readonly target: string,
     readonly bounds: Bounds = DEFAULT_BOUNDS,
+    /** Measure block coverage of each input (what `npm run fuzz` steers by; tests need not). */
+    readonly coverage = false,
   ) {}
 
   async run(input: Buffer): Promise<Outcome> {
@@ -49,7 +50,7 @@ export class FuzzWorker {
       };
       const onMessage = (a: WorkerAnswer) => {
         if (a.grewBytes > this.bounds.memoryBytes) finish({ kind: 'blowup', symptom: `memory grew ${mb(a.grewBytes)} MB parsing ${input.length} bytes` }, true);
-        else finish(a.kind === 'crash' ? { kind: 'crash', symptom: a.symptom } : { kind: a.kind }, false);
+        else finish(a.kind === 'crash' ? { kind: 'crash', symptom: a.symptom } : { kind: a.kind, newCoverage: a.newCoverage, reached: a.reached }, false);
       };
       const onExit = () => finish({ kind: 'blowup', symptom: `worker died (heap limit ${mb(this.heapLimitBytes())} MB) parsing ${input.length} bytes` }, true);
       const timer = setTimeout(() => finish({ kind: 'hang', symptom: `no answer within ${this.bounds.hangMs} ms for ${input.length} bytes` }, true), this.bounds.hangMs);
@@ -72,7 +73,7 @@ export class FuzzWorker {
   private async start(): Promise<Worker> {
     if (!this.worker) {
       const worker = new Worker(WORKER_FILE, {
-        workerData: { target: this.target, scratch: path.join(this.scratchDir, 'input.bin') } satisfies WorkerData,
+        workerData: { target: this.target, scratch: path.join(this.scratchDir, 'input.bin'), coverage: this.coverage } satisfies WorkerData,
         // tsx compiles the target and the analyser's TypeScript inside the worker, as it does under `npm run fuzz`.
         execArgv: ['--require', require.resolve('tsx/cjs')],
         resourceLimits: { maxOldGenerationSizeMb: this.heapLimitBytes() / (1024 * 1024) },

@@ -1,11 +1,13 @@
 // Runs one fuzz target inside a worker thread, so a hang can be stopped and a memory blow-up cannot take the
 // fuzzer down. Answers each input with its outcome and how much the worker's memory grew while parsing it.
 import { parentPort, workerData } from 'node:worker_threads';
+import { CoverageMap } from './coverage';
 import { TARGETS, isExpectedError } from './targets';
 import type { WorkerAnswer, WorkerData } from './harness';
 
-const { target, scratch } = workerData as WorkerData;
+const { target, scratch, coverage: guided } = workerData as WorkerData;
 const port = parentPort!;
+const coverage = guided ? new CoverageMap() : null;
 
 function used(): number {
   const m = process.memoryUsage();
@@ -23,6 +25,7 @@ port.on('message', async (input: Uint8Array) => {
     const grewBytes = used() - before;
     answer = isExpectedError(err) ? { kind: 'rejected', grewBytes } : { kind: 'crash', grewBytes, symptom: symptom(err) };
   }
+  if (coverage) Object.assign(answer, { newCoverage: coverage.collect(), reached: coverage.reached });
   port.postMessage(answer);
 });
 port.postMessage('ready');

@@ -15,7 +15,7 @@ beforeAll(async () => {
   seeds = await loadSeeds();
 });
 
-it.each(Object.keys(TARGETS))('%s survives its seeds and %#00 mutations of them', async (target) => {
+it.each(Object.keys(TARGETS))(`%s survives its seeds and ${RUNS} mutations of them`, async (target) => {
   expect(seeds[target]?.length).toBeGreaterThan(0);
   const worker = new FuzzWorker(target, TEST_BOUNDS);
   const findings: Outcome[] = [];
