@@ -29,6 +29,7 @@ const WORKER_FILE = path.join(__dirname, 'worker.ts');
 export class FuzzWorker {
   private worker: Worker | null = null;
   private ready: Promise<void> | null = null;
+  private lastError: (Error & { code?: string }) | null = null;
   private readonly scratchDir = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-fuzz-'));
 
   constructor(
@@ -52,7 +53,13 @@ export class FuzzWorker {
         if (a.grewBytes > this.bounds.memoryBytes) finish({ kind: 'blowup', symptom: `memory grew ${mb(a.grewBytes)} MB parsing ${input.length} bytes` }, true);
         else finish(a.kind === 'crash' ? { kind: 'crash', symptom: a.symptom } : { kind: a.kind, newCoverage: a.newCoverage, reached: a.reached }, false);
       };
-      const onExit = () => finish({ kind: 'blowup', symptom: `worker died (heap limit ${mb(this.heapLimitBytes())} MB) parsing ${input.length} bytes` }, true);
+      // Out of heap is a blow-up; any other death (an error thrown outside the target's promise) is a crash.
+      const onExit = () => {
+        const err = this.lastError;
+        if (!err || err.code === 'ERR_WORKER_OUT_OF_MEMORY') finish({ kind: 'blowup', symptom: `worker ran out of its ${mb(this.heapLimitBytes())} MB heap parsing ${input.length} bytes` }, true);
+        else finish({ kind: 'crash', symptom: `worker died: ${err.name}: ${err.message.split('\n')[0].slice(0, 200)}` }, true);
+      };
+      this.lastError = null;
       const timer = setTimeout(() => finish({ kind: 'hang', symptom: `no answer within ${this.bounds.hangMs} ms for ${input.length} bytes` }, true), this.bounds.hangMs);
       worker.on('message', onMessage);
       worker.once('exit', onExit);
@@ -61,7 +68,9 @@ export class FuzzWorker {
   }
 
   async close(): Promise<void> {
+    const worker = this.worker;
     this.discard();
+    await worker?.terminate();
     rmSync(this.scratchDir, { recursive: true, force: true });
   }
 
@@ -83,8 +92,9 @@ export class FuzzWorker {
         worker.once('message', () => resolve());
         worker.once('error', reject);
       });
-      // A worker that is thrown away while busy reports the termination as an error; it is expected.
-      worker.on('error', () => undefined);
+      worker.on('error', (err: Error & { code?: string }) => {
+        if (this.worker === worker) this.lastError = err;
+      });
     }
     await this.ready;
     return this.worker!;
