@@ -2,7 +2,7 @@
 // plistutil and openssl (test/fixtures/build-packages.ts). Built once per machine and cached, because the
 // Java signers take seconds and the seeds only change when the builders do.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -106,7 +106,8 @@ async function buildCache(): Promise<void> {
     await mkdir(path.join(tmp, target), { recursive: true });
     await Promise.all(list.map((buf, i) => writeFile(path.join(tmp, target, `seed-${i}.bin`), buf)));
   }
-  await rename(tmp, CACHE).catch(() => undefined);
+  // Another process may have renamed its own copy into place first; then this one is not needed.
+  await rename(tmp, CACHE).catch(() => rm(tmp, { recursive: true, force: true }));
 }
 
 async function list(zip: string): Promise<string[]> {
