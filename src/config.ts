@@ -45,6 +45,11 @@ export interface Config {
   readonly graphqlAnonymousLimit: number;
   /** Audit entries older than this are removed by a periodic sweep. */
   readonly auditRetentionDays: number;
+  /**
+   * Static analysis runs in worker threads (src/scan/worker): SCAN_WORKERS at once, each with a SCAN_WORKER_MEMORY_MB
+   * heap and SCAN_DEADLINE_S of wall-clock time; a package that reaches either gets a `scan.incomplete` verdict.
+   */
+  readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -165,6 +170,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlStaffLimit: int(env, 'GRAPHQL_STAFF_LIMIT', 600, 1, 1_000_000),
     graphqlAnonymousLimit: int(env, 'GRAPHQL_ANONYMOUS_LIMIT', 30, 1, 1_000_000),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    // Defaults: a real package needs well under 64 MB of heap and a second or two; 256 MB and 60 s leave room for
+    // the largest while bounding what a hostile one costs (and 60 s stays far inside the 5-minute job lease).
+    scanIsolation: Object.freeze({
+      workers: int(env, 'SCAN_WORKERS', 1, 1, 64),
+      memoryMb: int(env, 'SCAN_WORKER_MEMORY_MB', 256, 64, 8192),
+      deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
+    }),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

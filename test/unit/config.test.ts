@@ -44,6 +44,13 @@ describe('loadConfig', () => {
   it('turns the sandbox off', () => {
     expect(loadConfig({ GRAPHQL_SANDBOX: 'off' }).graphqlSandbox).toBe(false);
   });
+
+  it('bounds static analysis by default and reads SCAN_WORKERS, SCAN_WORKER_MEMORY_MB, SCAN_DEADLINE_S', () => {
+    expect(loadConfig({}).scanIsolation).toEqual({ workers: 1, memoryMb: 256, deadlineMs: 60_000 });
+    expect(loadConfig({ SCAN_WORKERS: '2', SCAN_WORKER_MEMORY_MB: '512', SCAN_DEADLINE_S: '5' }).scanIsolation).toEqual({ workers: 2, memoryMb: 512, deadlineMs: 5_000 });
+    expect(() => loadConfig({ SCAN_WORKER_MEMORY_MB: '8' })).toThrow(/SCAN_WORKER_MEMORY_MB must be between/);
+    expect(() => loadConfig({ SCAN_DEADLINE_S: '0' })).toThrow(/SCAN_DEADLINE_S must be between/);
+  });
 });
 
 describe('KEY_ENCRYPTION_KEY', () => {
