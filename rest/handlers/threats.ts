@@ -27,7 +27,7 @@ const THREATS = gqlDocument<{ threats: ThreatPage }, QueryThreatsArgs>(
 );
 
 const INGEST = gqlDocument<{ ingestEvents: IngestResult }, MutationIngestEventsArgs>(
-  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted } }`,
+  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted duplicates } }`,
 );
 
 const VERIFY = gqlDocument<{ verifyAttest: AttestResult }, { input: AttestInput }>(
@@ -79,9 +79,10 @@ export const ingestEvents: Handler = async (req, res, ctx) => {
       buildId: e.buildId ?? null,
       occurredAt: e.occurredAt,
       deviceId: e.deviceId,
+      eventId: e.eventId ?? null,
     })),
   });
-  res.status(202).json({ accepted: ingestEvents.accepted });
+  res.status(202).json({ accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
 };
 
 export const verifyAttest: Handler = async (req, res, ctx) => {

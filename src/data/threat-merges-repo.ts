@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { ensureIndexes } from './db';
 import type { Detection, Occurrences } from './threats-repo';
 
@@ -40,8 +40,26 @@ export class ThreatMergesRepo {
     return `mrg_${randomBytes(12).toString('hex')}`;
   }
 
-  async insert(docs: ThreatMergeDoc[]): Promise<void> {
-    if (docs.length) await this.col.insertMany(docs, { ordered: false });
+  /**
+   * Inserts records in one round trip; returns the ids that already existed. Only records of events with an event id
+   * have derived ids (the same for every attempt to count that event), so only they can collide: the event was
+   * counted by an earlier or concurrent attempt.
+   */
+  async insert(docs: ThreatMergeDoc[]): Promise<Set<string>> {
+    const existing = new Set<string>();
+    if (docs.length === 0) return existing;
+    try {
+      await this.col.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      if (writeErrors.length === 0) throw error;
+      for (const writeError of writeErrors) {
+        if (writeError.code !== 11000) throw error;
+        existing.add(docs[writeError.index]._id);
+      }
+    }
+    return existing;
   }
 
   /** The merged occurrences of these threats of the app, summed per threat. */

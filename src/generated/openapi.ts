@@ -503,13 +503,17 @@ export interface components {
             occurredAt: string;
             /** @description Stored only as a keyed hash; never returned. */
             deviceId: string;
+            /** @description Client-generated id of the event. An event whose id was already ingested for the app in the last 24 hours is acknowledged and not counted again, so a batch can be retried safely after a timeout. */
+            eventId?: string;
         };
         EventBatch: {
             events: components["schemas"]["SecurityEvent"][];
         };
         EventsAccepted: {
-            /** @description Number of events accepted. */
+            /** @description Number of events accepted (counted by this request). */
             accepted: number;
+            /** @description Events acknowledged but not counted, their `eventId` having been ingested in the last 24 hours. */
+            duplicates: number;
         };
         Finding: {
             id: string;
@@ -1471,7 +1475,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "accepted": 1
+                     *       "accepted": 1,
+                     *       "duplicates": 0
                      *     }
                      */
                     "application/json": components["schemas"]["EventsAccepted"];
