@@ -15,6 +15,17 @@ const CHUNK = 1_000;
 const READS = 60;
 const INCS = 20;
 
+interface BenchDoc {
+  _id: string;
+  appId: string;
+  mergeKey: string;
+  detection: string;
+  verdict: string;
+  signals: string[];
+  occurredAt: Date;
+  count: number;
+}
+
 const idOf = (i: number) => `thr_${i.toString(16).padStart(32, '0')}`;
 
 function stats(samples: number[]): string {
@@ -29,7 +40,7 @@ async function main(): Promise<void> {
   const client = new MongoClient(ferret.uri);
   try {
     await client.connect();
-    const col = client.db('bench').collection<{ _id: string; [k: string]: unknown }>('threats');
+    const col = client.db('bench').collection<{ _id: string; count: number; [k: string]: unknown }>('threats');
     const started = Date.now();
     for (let i = 0; i < DOCS; i += CHUNK) {
       await col.insertMany(
