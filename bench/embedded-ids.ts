@@ -23,7 +23,7 @@ interface BenchDoc {
   verdict: string;
   signals: string[];
   occurredAt: Date;
-  count: number;
+  hits: number;
 }
 
 const idOf = (i: number) => `thr_${i.toString(16).padStart(32, '0')}`;
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   const client = new MongoClient(ferret.uri);
   try {
     await client.connect();
-    const col = client.db('bench').collection<{ _id: string; count: number; [k: string]: unknown }>('threats');
+    const col = client.db('bench').collection<BenchDoc>('threats');
     const started = Date.now();
     for (let i = 0; i < DOCS; i += CHUNK) {
       await col.insertMany(
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
           verdict: 'compromised',
           signals: ['frida_server', 'suspicious_library'],
           occurredAt: new Date(1_700_000_000_000 + (i + j) * 1000),
-          count: 1,
+          hits: 1,
         })),
       );
     }
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     const incs: number[] = [];
     for (let k = 0; k < INCS; k++) {
       const t = performance.now();
-      await col.updateOne({ _id: idOf(Math.floor(((k + 0.5) / INCS) * DOCS)) }, { $inc: { count: 1 } });
+      await col.updateOne({ _id: idOf(Math.floor(((k + 0.5) / INCS) * DOCS)) }, { $inc: { hits: 1 } });
       incs.push(performance.now() - t);
     }
     console.log(`updateOne $inc by _id (${INCS} ids): ${stats(incs)}`);
