@@ -34,6 +34,8 @@ export interface Config {
   readonly keyEncryptionKey: Buffer | null;
   /** An upload through which no byte moved for this long is stopped and its lock released. */
   readonly uploadIdleTimeoutMs: number;
+  /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
+  readonly threatRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
     keyEncryptionKey: encryptionKey(env, 'KEY_ENCRYPTION_KEY'),
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
+    threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

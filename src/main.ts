@@ -5,6 +5,7 @@ import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './http/app';
 import { resolveDatabase } from './embedded/database';
 import { createJobRunner } from './jobs';
+import { startThreatRetention } from './jobs/threat-retention';
 
 function readConfig(): Config {
   try {
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   // Static scans run off the request path; every instance polls the durable job collection.
   const jobs = createJobRunner(deps);
   jobs.start();
+  // Threat retention and merge-record folding: every instance sweeps; the sweep is safe to run concurrently.
+  const stopThreatRetention = startThreatRetention(deps.repos, deps.clock, logger.child({ component: 'threat-retention' }), config.threatRetentionDays);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -52,6 +55,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // No new job is claimed from now on; a job in hand finishes (or its lease lets another instance retry it).
     const jobsStopped = jobs.stop();
+    const retentionStopped = stopThreatRetention();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
     clearTimeout(force);
     await stopGraphql();
     await jobsStopped;
+    await retentionStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

@@ -48,6 +48,20 @@ export class ThreatEventIdsRepo {
     return this.col.findOne({ _id: id });
   }
 
+  /** Ids of claims expired at `now`, at most `limit` (the retention sweep removes them where no TTL index does). */
+  async idsExpired(now: Date, limit: number): Promise<string[]> {
+    const docs = await this.col.find({ expiresAt: { $lte: now } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
+   * Deletes these claims where they are still expired: an ingest may have renewed one since it was read, and deleting
+   * a live claim would let its id count again.
+   */
+  async deleteExpired(ids: string[], now: Date): Promise<void> {
+    if (ids.length) await this.col.deleteMany({ _id: { $in: ids }, expiresAt: { $lte: now } });
+  }
+
   /** Replaces an expired claim; false when another ingest replaced it first (its claimedAt changed). */
   async replaceExpired(expired: ThreatEventIdDoc, next: ThreatEventIdDoc): Promise<boolean> {
     const result = await this.col.replaceOne({ _id: expired._id, claimedAt: expired.claimedAt }, next);
