@@ -156,3 +156,25 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
     .sort((a, b) => a.day.localeCompare(b.day) || a.detection.localeCompare(b.detection))
     .map((b) => ({ day: b.day, detection: b.detection, threats: b.threats, events: b.events, devices: b.devices.size }));
 }
+
+/** Threats read per page of an export: memory stays at one page whatever the range. */
+const EXPORT_PAGE = 500;
+
+/**
+ * Every threat of the app first seen in [from, to), newest first, as readers see them (merged occurrences included),
+ * read in keyset pages: the caller pulls the next page only when it has written the last one, so memory is one page
+ * whatever the range, and the order is as stable as the list's while events arrive or a retention sweep runs.
+ */
+export async function* exportThreats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): AsyncGenerator<ThreatDoc> {
+  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  if (!(input.from.getTime() < input.to.getTime())) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
+  await requireApp(ctx, input.appId);
+  let after: { occurredAt: Date; id: string } | undefined;
+  for (;;) {
+    const page = await ctx.repos.threats.list(input.appId, { from: input.from, to: input.to }, EXPORT_PAGE, after);
+    yield* await withMerged(ctx, input.appId, page.data);
+    const last = page.data[page.data.length - 1];
+    if (!page.hasMore || !last) return;
+    after = { occurredAt: last.occurredAt, id: last._id };
+  }
+}
