@@ -30,6 +30,9 @@ interface Repos {
  * The same event ingested twice at once therefore ends in one window. Racing events of different times of one key end
  * as if the later had been ingested first: the earlier is then a late event and opens its own window (a window never
  * moves its first occurrence, the sort key). Counts are exact either way.
+ *
+ * Events with an event id are never counted by a window document, only by a merge record of their own whose id
+ * derives from their claim (claimRecord), so placing such an event again, after a retry, counts it at most once.
  */
 export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache): Promise<ThreatMergeDoc[]> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
