@@ -50,6 +50,8 @@ export interface Config {
    * heap and SCAN_DEADLINE_S of wall-clock time; a package that reaches either gets a `scan.incomplete` verdict.
    */
   readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
+  /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
+  readonly threatRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       memoryMb: int(env, 'SCAN_WORKER_MEMORY_MB', 256, 64, 8192),
       deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
     }),
+    threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

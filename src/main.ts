@@ -5,6 +5,7 @@ import { createHttpApp } from './http/app';
 import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
 import { createAuditRetention, createJobRunner } from './jobs';
+import { startThreatRetention } from './jobs/threat-retention';
 
 function readConfig(): Config {
   try {
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   // Retention sweeps: FerretDB has no TTL index, so expired entries are removed by one instance per period.
   const auditRetention = createAuditRetention(deps);
   auditRetention.start();
+  // Threat retention and merge-record folding: every instance sweeps; the sweep is safe to run concurrently.
+  const stopThreatRetention = startThreatRetention(deps.repos, deps.clock, logger.child({ component: 'threat-retention' }), config.threatRetentionDays);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
     // No new job is claimed from now on; a job in hand finishes (or its lease lets another instance retry it).
     const jobsStopped = jobs.stop();
     const sweepsStopped = auditRetention.stop();
+    const retentionStopped = stopThreatRetention();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -58,6 +62,7 @@ async function main(): Promise<void> {
     await stopGraphql();
     await jobsStopped;
     await sweepsStopped;
+    await retentionStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

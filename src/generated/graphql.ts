@@ -539,11 +539,15 @@ export type SecurityEventInput = {
   buildId?: InputMaybe<Scalars['ID']['input']>;
   occurredAt: Scalars['DateTime']['input'];
   deviceId: Scalars['String']['input'];
+  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
+  eventId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type IngestResult = {
   __typename?: 'IngestResult';
   accepted: Scalars['Int']['output'];
+  /** Events acknowledged but not counted: their eventId was already ingested for the app in the last 24 h. */
+  duplicates: Scalars['Int']['output'];
 };
 
 export type AuthKind =
@@ -956,6 +960,7 @@ export type ThreatDailyCountResolvers<ContextType = RequestContext, ParentType e
 
 export type IngestResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IngestResult'] = ResolversParentTypes['IngestResult']> = {
   accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type WhoamiResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Whoami'] = ResolversParentTypes['Whoami']> = {

@@ -190,6 +190,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{id}/threats/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export security events of an app
+         * @description Every security event of the app first seen in [from, to), newest first, as NDJSON: one Threat per line,
+         *     as the list shows it. Streamed in constant memory, for back-filling a SIEM. The credential must belong
+         *     to this app; another app is answered 404.
+         */
+        get: operations["exportThreats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -553,13 +575,17 @@ export interface components {
             occurredAt: string;
             /** @description Stored only as a keyed hash; never returned. */
             deviceId: string;
+            /** @description Client-generated id of the event. An event whose id was already ingested for the app in the last 24 hours is acknowledged and not counted again, so a batch can be retried safely after a timeout. */
+            eventId?: string;
         };
         EventBatch: {
             events: components["schemas"]["SecurityEvent"][];
         };
         EventsAccepted: {
-            /** @description Number of events accepted. */
+            /** @description Number of events accepted (counted by this request). */
             accepted: number;
+            /** @description Events acknowledged but not counted, their `eventId` having been ingested in the last 24 hours. */
+            duplicates: number;
         };
         Finding: {
             id: string;
@@ -1548,6 +1574,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportThreats: {
+        parameters: {
+            query: {
+                /** @description First occurrence at or after this time. */
+                from: string;
+                /** @description First occurrence before this time. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The threats of the range, one JSON object per line. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["Threat"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     ingestEvents: {
         parameters: {
             query?: never;
@@ -1592,7 +1658,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "accepted": 1
+                     *       "accepted": 1,
+                     *       "duplicates": 0
                      *     }
                      */
                     "application/json": components["schemas"]["EventsAccepted"];
