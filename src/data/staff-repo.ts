@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { ensureIndexes } from './db';
 
 export type StaffRole = 'support' | 'admin';
 
@@ -28,7 +29,9 @@ export class StaffRepo {
   constructor(db: Db) {
     this.col = db.collection<StaffDoc>(StaffRepo.collectionName);
   }
-  async ensureIndexes(): Promise<void> {}
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [{ key: { createdAt: -1, _id: -1 }, name: 'created_id' }]);
+  }
   async insert(doc: StaffDoc): Promise<void> {
     await this.col.insertOne(doc);
   }

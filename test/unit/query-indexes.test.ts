@@ -17,13 +17,8 @@ const FILES = [
 
 /** `file method`: why MongoDB may scan or sort there (collections bounded by design, or work for their owners). */
 const EXCEPTIONS: Record<string, string> = {
-  'apps-repo.ts list': 'staff listing of every app, newest first: no index on createdAt alone (an {createdAt: -1} index would serve it)',
-  'builds-repo.ts listForApp': 'sorts on (createdAt, _id) but app_created ends at createdAt: the _id tie-break is sorted in memory per app',
-  'builds-repo.ts listUploadedWithoutScanJob': 'recovery sweep over uploaded artifacts without a scan job: no index on artifact.status',
-  'signing-keys-repo.ts findActive': 'a handful of signing keys: status_created ends at createdAt, the _id tie-break is sorted in memory',
   'signing-keys-repo.ts revokeAllExcept': 'a handful of signing keys, every one but one revoked',
   'scan-jobs-repo.ts claim': 'each $or branch is served by state_run_after and merge-sorted on runAfter; this check does not model $or plans',
-  'scans-repo.ts listForBuild': 'a few scans per build: app_build_created ends at createdAt, the (engine, _id) tie-breaks are sorted in memory',
 };
 
 const describeShape = (q: QueryShape) =>
