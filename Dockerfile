@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # Production image: compiled JavaScript only, production dependencies only, a non-root user, a health check.
 # It expects real services (MONGODB_URI, REDIS_URL, ARTIFACT_STORE=s3); the embedded database is for local use.
+# NODE_ENV=production: it refuses to start without KEY_ENCRYPTION_KEY (openssl rand -base64 32), unless
+# ALLOW_UNSEALED_KEYS=1 says the operator chose to keep private keys in the clear.
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app

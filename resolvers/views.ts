@@ -24,4 +24,10 @@ export const toAuditEvent = (doc: AuditDoc) => ({
   subject: doc.subject,
   reason: doc.reason,
   ruleId: doc.ruleId,
+  claims: doc.claims ?? null,
+  rules: doc.rules ?? null,
+  count: doc.count ?? null,
+  actor: doc.actor ?? null,
+  resource: doc.resource ?? null,
+  targetAppId: typeof doc.details?.appId === 'string' ? doc.details.appId : null,
 });

@@ -16,6 +16,8 @@ export interface OperationInfo {
   acceptsIdempotencyKey: boolean;
   metered: boolean; // carries rate-limit headers
   jsonBody: boolean; // the request body, if any, is JSON (the upload's is raw bytes and must stay a stream)
+  scopes: string[]; // the scopes of its security requirement: a credential must carry all of them
+  appInPath: boolean; // addressed to an app by its id (`/v1/apps/{id}/...`): the credential's app must be that one
 }
 
 type SpecDoc = { paths: Record<string, Record<string, any>>; components?: any };
@@ -72,6 +74,8 @@ export function operationTable(): OperationInfo[] {
         acceptsIdempotencyKey: params.some((p) => p?.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key'),
         metered: 'RateLimit-Limit' in headers,
         jsonBody: Boolean(op.requestBody?.content?.['application/json']),
+        scopes: (op.security ?? []).flatMap((req: Record<string, string[]>) => Object.values(req).flat()),
+        appInPath: pathTemplate.startsWith('/v1/apps/{id}'),
       });
     }
   }

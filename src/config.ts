@@ -34,6 +34,24 @@ export interface Config {
   readonly keyEncryptionKey: Buffer | null;
   /** An upload through which no byte moved for this long is stopped and its lock released. */
   readonly uploadIdleTimeoutMs: number;
+  /** Header and request timeouts of every route but the upload (which has its stall watchdog instead). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Uploads in flight: per app across instances (409 beyond), and on this instance (503 beyond). */
+  readonly uploadsPerApp: number;
+  readonly uploadsPerInstance: number;
+  /** /graphql requests per 60 s window: per staff token, and per client address before authentication. */
+  readonly graphqlStaffLimit: number;
+  readonly graphqlAnonymousLimit: number;
+  /** Audit entries older than this are removed by a periodic sweep. */
+  readonly auditRetentionDays: number;
+  /**
+   * Static analysis runs in worker threads (src/scan/worker): SCAN_WORKERS at once, each with a SCAN_WORKER_MEMORY_MB
+   * heap and SCAN_DEADLINE_S of wall-clock time; a package that reaches either gets a `scan.incomplete` verdict.
+   */
+  readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
+  /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
+  readonly threatRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -114,6 +132,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('OIDC_ISSUER must be https (http is allowed only for a loopback issuer with OIDC_ALLOW_INSECURE_ISSUER=on)');
   }
 
+  const keyEncryptionKey = encryptionKey(env, 'KEY_ENCRYPTION_KEY');
+  // A production image started without it would store private keys in the clear without anyone having chosen to.
+  if (env.NODE_ENV === 'production' && !keyEncryptionKey && !bool(env, 'ALLOW_UNSEALED_KEYS', false)) {
+    throw new ConfigError('KEY_ENCRYPTION_KEY is required in production: make one with `openssl rand -base64 32` (or set ALLOW_UNSEALED_KEYS=1 to keep keys in the clear)');
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -139,8 +163,23 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
-    keyEncryptionKey: encryptionKey(env, 'KEY_ENCRYPTION_KEY'),
+    keyEncryptionKey,
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
+    headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    uploadsPerApp: int(env, 'UPLOADS_PER_APP', 4, 1, 1000),
+    uploadsPerInstance: int(env, 'UPLOADS_PER_INSTANCE', 32, 1, 10_000),
+    graphqlStaffLimit: int(env, 'GRAPHQL_STAFF_LIMIT', 600, 1, 1_000_000),
+    graphqlAnonymousLimit: int(env, 'GRAPHQL_ANONYMOUS_LIMIT', 30, 1, 1_000_000),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    // Defaults: a real package needs well under 64 MB of heap and a second or two; 256 MB and 60 s leave room for
+    // the largest while bounding what a hostile one costs (and 60 s stays far inside the 5-minute job lease).
+    scanIsolation: Object.freeze({
+      workers: int(env, 'SCAN_WORKERS', 1, 1, 64),
+      memoryMb: int(env, 'SCAN_WORKER_MEMORY_MB', 256, 64, 8192),
+      deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
+    }),
+    threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

@@ -1,10 +1,11 @@
-import http from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './http/app';
+import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
-import { createJobRunner } from './jobs';
+import { createAuditRetention, createJobRunner } from './jobs';
+import { startThreatRetention } from './jobs/threat-retention';
 
 function readConfig(): Config {
   try {
@@ -28,14 +29,7 @@ async function main(): Promise<void> {
   const keyWarning = await deps.signingKeys.checkActiveKey();
   if (keyWarning) logger.warn(keyWarning);
   const { app, stop: stopGraphql } = await createHttpApp(deps);
-  const server = http.createServer(app);
-  // Slow uploads are legitimate: no overall request timeout, but idle sockets are closed: between requests after
-  // keepAliveTimeout, and in the middle of one after two minutes without a byte either way (never before the upload's
-  // own watchdog, which answers a stalled body at UPLOAD_IDLE_TIMEOUT_S).
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
-  server.keepAliveTimeout = 65_000;
-  server.timeout = Math.max(120_000, config.uploadIdleTimeoutMs + 60_000);
+  const server = createHttpServer(config, app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info(
     { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },
@@ -44,6 +38,11 @@ async function main(): Promise<void> {
   // Static scans run off the request path; every instance polls the durable job collection.
   const jobs = createJobRunner(deps);
   jobs.start();
+  // Retention sweeps: FerretDB has no TTL index, so expired entries are removed by one instance per period.
+  const auditRetention = createAuditRetention(deps);
+  auditRetention.start();
+  // Threat retention and merge-record folding: every instance sweeps; the sweep is safe to run concurrently.
+  const stopThreatRetention = startThreatRetention(deps.repos, deps.clock, logger.child({ component: 'threat-retention' }), config.threatRetentionDays);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -52,6 +51,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // No new job is claimed from now on; a job in hand finishes (or its lease lets another instance retry it).
     const jobsStopped = jobs.stop();
+    const sweepsStopped = auditRetention.stop();
+    const retentionStopped = stopThreatRetention();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
     clearTimeout(force);
     await stopGraphql();
     await jobsStopped;
+    await sweepsStopped;
+    await retentionStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

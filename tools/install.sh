@@ -19,14 +19,14 @@ if [[ -z "$go_cmd" ]]; then
   exit 1
 fi
 
-# FerretDB: rebuilt when its main, go.mod or go.sum is newer than the binary.
-# The flags must match ferretDbBinary() in src/embedded/ferretdb.ts.
+# FerretDB: rebuilt when any file of tools/ferretdb (main, go.mod, go.sum, build.sh) is newer than the binary.
+# tools/ferretdb/build.sh applies the one-line _id index fix; src/embedded/ferretdb.ts runs the same script.
 src="$root/tools/ferretdb"
 if [[ ! -x "$bin/ferretdb" ]] || [[ -n "$(find "$src" -type f -newer "$bin/ferretdb" -print -quit)" ]]; then
   echo "install.sh: building ferretdb (a few minutes on a cold Go cache)"
   start=$SECONDS
   # Build beside the target and rename, so a concurrent reader never runs a half-written file.
-  (cd "$src" && CGO_ENABLED=0 "$go_cmd" build -trimpath -buildvcs=false -o "$bin/ferretdb.tmp.$$" .)
+  bash "$src/build.sh" "$bin/ferretdb.tmp.$$"
   mv -f "$bin/ferretdb.tmp.$$" "$bin/ferretdb"
   echo "install.sh: ferretdb built in $((SECONDS - start))s"
 else

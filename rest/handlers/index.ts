@@ -15,6 +15,7 @@ export const handlers = {
   uploadBuildArtifact: builds.uploadBuildArtifact,
   getScan: scans.getScan,
   listThreats: threats.listThreats,
+  exportThreats: threats.exportThreats,
   ingestEvents: threats.ingestEvents,
   verifyAttest: threats.verifyAttest,
   exchangeOidcToken: oidc.exchangeOidcToken,
@@ -22,4 +23,5 @@ export const handlers = {
   listOidcRules: oidc.listOidcRules,
   deleteOidcRule: oidc.deleteOidcRule,
   listAuditEvents: oidc.listAuditEvents,
+  dryRunOidcRules: oidc.dryRunOidcRules,
 } satisfies HandlerMap;

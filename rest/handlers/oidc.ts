@@ -8,8 +8,10 @@ import type {
   MutationDeleteOidcRuleArgs,
   MutationExchangeOidcTokenArgs,
   OidcExchange,
+  OidcDryRun,
   OidcRule,
   QueryAuditEventsArgs,
+  QueryDryRunOidcRulesArgs,
   QueryOidcRulesArgs,
 } from '../../src/generated/graphql';
 
@@ -19,7 +21,7 @@ const EXCHANGE = gqlDocument<{ exchangeOidcToken: OidcExchange }, MutationExchan
   }`,
 );
 
-const RULE_FIELDS = 'id appId subjectPattern workflowRef environment scopes repositoryId repositoryOwnerId createdAt';
+const RULE_FIELDS = 'id appId subjectPattern workflowRef environment scopes repositoryId repositoryOwnerId events createdAt';
 
 const CREATE_RULE = gqlDocument<{ createOidcRule: OidcRule }, MutationCreateOidcRuleArgs>(
   `mutation CreateOidcRule($appId: ID!, $input: CreateOidcRuleInput!) { createOidcRule(appId: $appId, input: $input) { ${RULE_FIELDS} } }`,
@@ -48,6 +50,7 @@ export const createOidcRule: Handler = async (req, res, ctx) => {
     scopes: body.scopes,
     repositoryId: body.repositoryId ?? null,
     repositoryOwnerId: body.repositoryOwnerId ?? null,
+    events: body.events ?? null,
   };
   const { createOidcRule } = await execute(ctx, CREATE_RULE, { appId: pathParams(req).id, input });
   res.status(201).json(createOidcRule);
@@ -67,7 +70,11 @@ export const deleteOidcRule: Handler = async (req, res, ctx) => {
 const AUDIT_EVENTS = gqlDocument<{ auditEvents: AuditPage }, QueryAuditEventsArgs>(
   `query AuditEvents($appId: ID!, $action: String, $limit: Int, $cursor: String) {
     auditEvents(appId: $appId, action: $action, limit: $limit, cursor: $cursor) {
-      data { id action occurredAt subject reason ruleId }
+      data {
+        id action occurredAt subject reason ruleId count
+        claims { sub repository repository_id repository_owner_id ref environment event_name job_workflow_ref }
+        rules { id matched failed { check expected actual } }
+      }
       hasMore
       nextCursor
     }
@@ -85,3 +92,20 @@ export const listAuditEvents: Handler = async (req, res, ctx) => {
   res.status(200).json(auditEvents);
 };
 
+
+const DRY_RUN = gqlDocument<{ dryRunOidcRules: OidcDryRun }, QueryDryRunOidcRulesArgs>(
+  `query DryRunOidcRules($appId: ID!, $claims: [ClaimInput!]!) {
+    dryRunOidcRules(appId: $appId, claims: $claims) { matches scopes reason rules { id matched failed { check expected actual } } }
+  }`,
+);
+
+/** A claim's value as the evaluator reads it: strings as they are, anything else as its JSON text. */
+const claimValue = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+export const dryRunOidcRules: Handler = async (req, res, ctx) => {
+  // Every member is passed on, whatever its type, so the service sees (and refuses) a token pasted anywhere in it.
+  const { claims } = req.body as { claims: Record<string, unknown> };
+  const pairs = Object.entries(claims).map(([name, value]) => ({ name, value: claimValue(value) }));
+  const { dryRunOidcRules } = await execute(ctx, DRY_RUN, { appId: pathParams(req).id, claims: pairs });
+  res.status(200).json(dryRunOidcRules);
+};

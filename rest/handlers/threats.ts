@@ -1,4 +1,6 @@
 import type { Handler } from '../handler';
+import type { ThreatDoc } from '../../src/data/threats-repo';
+import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
 import { execute, gqlDocument } from '../execute';
 import { pathParams, queryParams } from '../request';
 import type { components } from '../../src/generated/openapi';
@@ -27,7 +29,7 @@ const THREATS = gqlDocument<{ threats: ThreatPage }, QueryThreatsArgs>(
 );
 
 const INGEST = gqlDocument<{ ingestEvents: IngestResult }, MutationIngestEventsArgs>(
-  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted } }`,
+  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted duplicates } }`,
 );
 
 const VERIFY = gqlDocument<{ verifyAttest: AttestResult }, { input: AttestInput }>(
@@ -79,9 +81,10 @@ export const ingestEvents: Handler = async (req, res, ctx) => {
       buildId: e.buildId ?? null,
       occurredAt: e.occurredAt,
       deviceId: e.deviceId,
+      eventId: e.eventId ?? null,
     })),
   });
-  res.status(202).json({ accepted: ingestEvents.accepted });
+  res.status(202).json({ accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
 };
 
 export const verifyAttest: Handler = async (req, res, ctx) => {
@@ -89,3 +92,55 @@ export const verifyAttest: Handler = async (req, res, ctx) => {
   const { verifyAttest } = await execute(ctx, VERIFY, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
   res.status(200).json({ valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
 };
+
+/**
+ * Streams NDJSON, one Threat per line, as the list shows them. Not through GraphQL: a response of any size must not be
+ * held in memory. Each line waits for the socket to drain when its buffer is full, and a client that goes away stops
+ * the reading of further pages. Errors before the first line are problems as usual; after it, the stream is cut short.
+ */
+export const exportThreats: Handler = async (req, res, ctx) => {
+  const query = queryParams<{ from: string; to: string }>(req);
+  const threats = exportThreatsOf(ctx, { appId: pathParams(req).id, from: new Date(query.from), to: new Date(query.to) });
+  let started = false;
+  let closed = false;
+  res.once('close', () => (closed = true));
+  try {
+    for await (const t of threats) {
+      if (closed) break;
+      if (!started) {
+        res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+        started = true;
+      }
+      const line = JSON.stringify(toRestDoc(t)) + '\n';
+      if (!res.write(line)) await new Promise<void>((resolve) => {
+        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+  } catch (error) {
+    if (!started) throw error;
+    ctx.logger.error({ err: error }, 'threat export failed after it started');
+    res.destroy();
+    return;
+  }
+  if (!started) res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+  res.end();
+};
+
+function toRestDoc(t: ThreatDoc): RestThreat {
+  return {
+    id: t._id,
+    detection: t.detection,
+    verdict: t.verdict,
+    confidence: t.confidence,
+    action: t.action,
+    signals: t.signals,
+    platform: t.platform ?? null,
+    appVersion: t.appVersion ?? null,
+    buildId: t.buildId ?? null,
+    occurredAt: iso(t.occurredAt),
+    lastOccurredAt: iso(t.lastOccurredAt),
+    count: t.count,
+  };
+}

@@ -30,10 +30,15 @@ function fieldMessage(message: string | undefined): string {
   return message ?? 'is invalid';
 }
 
+/** 415 where the operation lists it; 400 with the same code where it does not (the seed's operations). */
+function unsupportedMediaType(op: OperationInfo | undefined, requestId: string, detail: string): Problem {
+  return buildProblem('unsupported_media_type', requestId, { status: op && !op.statuses.has(415) ? 400 : 415, detail });
+}
+
 function fromValidator(error: ValidatorError, op: OperationInfo | undefined, requestId: string): Problem {
   const items = error.errors ?? [];
   const fieldErrors: FieldError[] = items.map((e) => ({ pointer: toPointer(e.path), message: fieldMessage(e.message) }));
-  if (error.status === 415) return buildProblem('unsupported_media_type', requestId, { detail: 'Send this operation the media type the contract names.' });
+  if (error.status === 415) return unsupportedMediaType(op, requestId, 'Send this operation the media type the contract names.');
   if (error.status === 405) return buildProblem('method_not_allowed', requestId);
   if (error.status === 404) return buildProblem('not_found', requestId);
   if (error.status === 413) return buildProblem('payload_too_large', requestId);
@@ -69,7 +74,7 @@ function bodyParserProblem(error: any, requestId: string, op: OperationInfo | un
     return buildProblem('malformed_request', requestId, { status: 400, detail: `The body is larger than allowed${limit}.` });
   }
   if (error?.type === 'encoding.unsupported' || error?.type === 'charset.unsupported') {
-    return buildProblem('unsupported_media_type', requestId, { detail: 'Unsupported body encoding or charset.' });
+    return unsupportedMediaType(op, requestId, 'Unsupported body encoding or charset.');
   }
   if (error?.type === 'request.aborted') return buildProblem('malformed_request', requestId, { status: 400, detail: 'The request was aborted.' });
   return null;

@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../../src/deps';
-import { isAppPrincipal } from '../../src/auth/principal';
+import { isAppPrincipal, type AppPrincipal } from '../../src/auth/principal';
 import type { StoredResponse } from '../../src/data/idempotency-repo';
 import { buildProblem, sendProblem } from '../problem';
 import { requestState } from '../state';
+import type { OperationInfo } from '../spec';
+import { pathParams } from '../request';
 
 const LEASE_MS = 60_000;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = ['content-type', 'location'];
+/** What a request meeting a key still held is asked to wait: about what a held request takes. */
+const IN_PROGRESS_RETRY_AFTER_S = 1;
 
 /** Canonical JSON (sorted keys): the same body in another key order is the same body. */
 function canonical(value: unknown): string {
@@ -24,15 +28,29 @@ function canonical(value: unknown): string {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Outcomes worth replaying: not 5xx (the retry runs again), nor answers that depend on a passing state. */
+/**
+ * Outcomes worth replaying: not 5xx (the retry runs again), nor answers that depend on a passing state, nor 401/403
+ * (they describe the credential, not the operation: stored, they would refuse the key's rightful owner for a day).
+ */
 function worthStoring(status: number): boolean {
-  return status < 500 && status !== 409 && status !== 422 && status !== 429;
+  return status < 500 && status !== 401 && status !== 403 && status !== 409 && status !== 422 && status !== 429;
+}
+
+/**
+ * Authorization comes before the key: a credential that may not perform the operation (a scope of its security
+ * requirement missing, or another app's path) never claims, replays or stores a key. The request goes on without
+ * the key and the service answers it 403/404 as it would any other.
+ */
+export function mayPerform(principal: AppPrincipal, op: OperationInfo, pathAppId: string | undefined): boolean {
+  if (!op.scopes.every((scope) => (principal.scopes as string[]).includes(scope))) return false;
+  return !op.appInPath || pathAppId === principal.appId;
 }
 
 /**
  * Idempotency-Key (CONTRACT.md): scope (app, operation, key), 24 h. The request holds the key while it runs; a
  * concurrent one gets 409, the same key and body later gets the stored answer with `Idempotent-Replayed: true`,
- * another body 422. Runs after validation, so a request that failed validation never touches a key.
+ * another body 422. Runs after validation, so a request that failed validation never touches a key, and only for a
+ * credential allowed to perform the operation (`mayPerform`).
  */
 export function idempotency(deps: Deps): RequestHandler {
   return async (req, res, next) => {
@@ -40,6 +58,7 @@ export function idempotency(deps: Deps): RequestHandler {
     const key = req.get('idempotency-key');
     const principal = state.principal;
     if (!key || !state.op?.acceptsIdempotencyKey || !principal || !isAppPrincipal(principal)) return next();
+    if (!mayPerform(principal, state.op, pathParams(req).id)) return next();
 
     const now = deps.clock.now();
     const id = sha256(`${principal.appId}\n${state.op.operationId}\n${key}`);
@@ -60,8 +79,12 @@ export function idempotency(deps: Deps): RequestHandler {
     switch (outcome.kind) {
       case 'body_mismatch':
         return sendProblem(req, res, buildProblem('idempotency_key_reused', state.requestId, { detail: 'This Idempotency-Key was used with another body.' }));
-      case 'in_progress':
-        return sendProblem(req, res, buildProblem('idempotency_in_progress', state.requestId, { detail: 'A request with this Idempotency-Key is still in progress; retry shortly.' }));
+      case 'in_progress': {
+        // 409 where the operation lists it; verifyAttest lists none, so "retry shortly" is said as 429 with Retry-After.
+        const status = state.op.statuses.has(409) ? 409 : 429;
+        const detail = 'A request with this Idempotency-Key is still in progress; retry shortly.';
+        return sendProblem(req, res, buildProblem('idempotency_in_progress', state.requestId, { status, detail, retryAfter: IN_PROGRESS_RETRY_AFTER_S }));
+      }
       case 'replay': {
         for (const [name, value] of Object.entries(outcome.response.headers)) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');

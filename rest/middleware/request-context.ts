@@ -16,6 +16,9 @@ export function requestContext(deps: Deps): RequestHandler {
     res.locals.shieldgate = state;
     res.setHeader('Service-Api-Version', API_VERSION);
     res.setHeader('X-Request-Id', requestId);
+    // Answers carry upload URLs, access tokens, key secrets and staff tokens, and otherwise one tenant's data: no
+    // shared or browser cache may keep any of them (an idempotent replay sets it again from here).
+    res.setHeader('Cache-Control', 'no-store');
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

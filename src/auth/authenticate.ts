@@ -2,6 +2,7 @@ import type { Deps } from '../deps';
 import { parseBearer } from '../crypto/credentials';
 import { secretMatches } from '../crypto/secrets';
 import type { AppDoc } from '../data/apps-repo';
+import { staffExpiry } from '../data/staff-repo';
 import { isScope } from './scopes';
 import type { Principal } from './principal';
 import { verifyAccessToken } from '../oidc/access-tokens';
@@ -60,12 +61,24 @@ export async function authenticateApiRequest(deps: Deps, header: string | undefi
   };
 }
 
-/** Resolves the Authorization header of a /graphql request: staff tokens only. */
+/** Last use of a staff token is recorded at most this often (one write a minute, not one per request). */
+const STAFF_TOUCH_MS = 60_000;
+
+/**
+ * Resolves the Authorization header of a /graphql request: staff tokens only. The record is read on every request,
+ * so a revocation is effective on the next one, on every instance; an expired token fails like an unknown one.
+ */
 export async function authenticateStaff(deps: Deps, header: string | undefined): Promise<Principal | null> {
   const credential = parseBearer(header);
   if (!credential || credential.kind !== 'staff') return null;
   const staff = await deps.repos.staff.findById(credential.id);
   const secretOk = secretMatches(credential.secret, staff?.secretHash ?? '0'.repeat(64));
-  if (!staff || !secretOk || staff.revokedAt) return null;
+  const now = deps.clock.now();
+  if (!staff || !secretOk || staff.revokedAt || staffExpiry(staff) <= now) return null;
+  const lastUsed = staff.lastUsedAt?.getTime() ?? 0;
+  if (now.getTime() - lastUsed >= STAFF_TOUCH_MS) {
+    // Not awaited: recording a use must not slow or fail the request it records.
+    deps.repos.staff.touch(staff._id, now, STAFF_TOUCH_MS).catch((err) => deps.logger.warn({ err, staffId: staff._id }, 'recording staff token use failed'));
+  }
   return { kind: 'staff', staffId: staff._id, role: staff.role };
 }

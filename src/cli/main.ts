@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import { createDeps, closeDeps } from '../bootstrap';
@@ -6,16 +7,19 @@ import { resolveDatabase } from '../embedded/database';
 import { isDomainError } from '../errors';
 import type { Deps } from '../deps';
 import { createApp } from '../services/apps-service';
-import { createApiKey, createStaff, revokeApiKey } from '../services/keys-service';
-import { listAudit } from '../services/audit-service';
+import { createApiKey, createStaff, listStaff, revokeApiKey, revokeStaff } from '../services/keys-service';
+import { listAudit, recordAction } from '../services/audit-service';
+import { parseDuration } from './duration';
 
 const USAGE = `usage:
   shieldgate app create --name NAME --plan PLAN [--org ORG]
   shieldgate key create --app APP_ID --scopes s1,s2 [--test] [--name NAME]
   shieldgate key revoke KEY_ID
-  shieldgate staff create --role support|admin [--name NAME]
+  shieldgate staff create --role support|admin [--name NAME] [--ttl DURATION]   (DURATION: 3600, 90m, 12h, 7d; default 12h)
+  shieldgate staff list
+  shieldgate staff revoke STAFF_ID
   shieldgate signing-key rotate [--revoke-previous]
-  shieldgate audit --app APP_ID [--limit N]`;
+  shieldgate audit [--app APP_ID] [--limit N]`;
 
 class UsageError extends Error {}
 
@@ -34,40 +38,80 @@ function required(value: string | boolean | undefined, flag: string): string {
   return value;
 }
 
+/** The audit trail's name for whoever runs the command: the operating-system user, as far as it is known. */
+function operator(): string {
+  try {
+    return `operator:${os.userInfo().username}`;
+  } catch {
+    return 'operator'; // no passwd entry (a container's arbitrary uid)
+  }
+}
+
 const commands: Record<string, Command> = {
   'app create': async (deps, args) => {
     const { values } = options(args, { name: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' } });
-    const app = await createApp(deps, { name: required(values.name, 'name'), plan: required(values.plan, 'plan'), org: values.org as string | undefined });
+    const app = await createApp(deps, { name: required(values.name, 'name'), plan: required(values.plan, 'plan'), org: values.org as string | undefined }, operator());
     return { id: app._id, name: app.name, plan: app.plan, org: app.org };
   },
   'key create': async (deps, args) => {
     const { values } = options(args, { app: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean' }, name: { type: 'string' } });
     const scopes = required(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
-    const created = await createApiKey(deps, { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined });
+    const created = await createApiKey(deps, { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined }, operator());
     return { id: created.doc._id, key: created.key, appId: created.doc.appId, scopes: created.doc.scopes, mode: created.doc.mode };
   },
   'key revoke': async (deps, args) => {
     const { positionals } = options(args, {});
     if (positionals.length !== 1) throw new UsageError('key revoke takes one KEY_ID');
-    const doc = await revokeApiKey(deps, positionals[0]);
+    const doc = await revokeApiKey(deps, positionals[0], operator());
     return { id: doc._id, revokedAt: doc.revokedAt };
   },
   'staff create': async (deps, args) => {
-    const { values } = options(args, { role: { type: 'string' }, name: { type: 'string' } });
-    return createStaff(deps, required(values.role, 'role'), values.name as string | undefined);
+    const { values } = options(args, { role: { type: 'string' }, name: { type: 'string' }, ttl: { type: 'string' } });
+    let ttlMs: number | undefined;
+    if (values.ttl !== undefined) {
+      const parsed = parseDuration(String(values.ttl));
+      if (parsed === null) throw new UsageError('--ttl must be seconds, or a number with s, m, h or d (for example 90m, 12h, 7d)');
+      ttlMs = parsed;
+    }
+    const created = await createStaff(deps, required(values.role, 'role'), values.name as string | undefined, { ttlMs, actor: operator() });
+    return { id: created.id, token: created.token, expiresAt: created.expiresAt };
+  },
+  'staff list': async (deps, args) => {
+    options(args, {});
+    return { data: await listStaff(deps) };
+  },
+  'staff revoke': async (deps, args) => {
+    const { positionals } = options(args, {});
+    if (positionals.length !== 1) throw new UsageError('staff revoke takes one STAFF_ID');
+    const doc = await revokeStaff(deps, positionals[0], operator());
+    return { id: doc.id, revokedAt: doc.revokedAt };
   },
   'signing-key rotate': async (deps, args) => {
     const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
     const { kid, revoked } = await deps.signingKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
+    await recordAction(deps, { actor: operator(), action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
     return { kid, revokedPrevious: revoked };
   },
   audit: async (deps, args) => {
     const { values } = options(args, { app: { type: 'string' }, limit: { type: 'string' } });
     const limit = values.limit === undefined ? 50 : Number(values.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be an integer from 1 to 100');
-    const page = await listAudit(deps, { appId: required(values.app, 'app'), limit });
+    // Without --app: every entry, operator and staff actions included.
+    const appId = values.app === undefined ? null : required(values.app, 'app');
+    const page = await listAudit(deps, { appId, limit });
     return {
-      data: page.data.map((d) => ({ id: d._id, action: d.action, occurredAt: d.occurredAt, subject: d.subject, reason: d.reason, ruleId: d.ruleId, details: d.details })),
+      data: page.data.map((d) => ({
+        id: d._id,
+        appId: d.appId,
+        action: d.action,
+        occurredAt: d.occurredAt,
+        actor: d.actor ?? null,
+        resource: d.resource ?? null,
+        subject: d.subject,
+        reason: d.reason,
+        ruleId: d.ruleId,
+        details: d.details,
+      })),
       hasMore: page.hasMore,
     };
   },

@@ -1,4 +1,4 @@
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type KeyLike } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { SigningKeysRepo, SigningKeyDoc } from '../data/signing-keys-repo';
 import type { Clock } from '../clock';
 import { randomAlnum } from '../ids';
@@ -21,7 +21,7 @@ export interface VerifiedServiceToken {
  * the database alone cannot mint access tokens or upload URLs.
  */
 export class SigningKeys {
-  private readonly keyCache = new Map<string, KeyLike | Uint8Array>(); // imported key material only, never the status
+  private readonly keyCache = new Map<string, CryptoKey | Uint8Array>(); // imported key material only, never the status
 
   constructor(
     private readonly repo: SigningKeysRepo,
@@ -79,7 +79,7 @@ export class SigningKeys {
     return created;
   }
 
-  private async importKey(doc: SigningKeyDoc, which: 'private' | 'public'): Promise<KeyLike | Uint8Array> {
+  private async importKey(doc: SigningKeyDoc, which: 'private' | 'public'): Promise<CryptoKey | Uint8Array> {
     const cacheKey = `${doc._id}:${which}`;
     let key = this.keyCache.get(cacheKey);
     if (!key) {

@@ -20,7 +20,10 @@ export class AppsRepo {
     this.col = db.collection<AppDoc>(AppsRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { org: 1, createdAt: -1 }, name: 'org_created' }]);
+    await ensureIndexes(this.col, [
+      { key: { org: 1, createdAt: -1 }, name: 'org_created' },
+      { key: { createdAt: -1 }, name: 'created' }, // staff listing of every app, newest first
+    ]);
   }
   async insert(doc: AppDoc): Promise<void> {
     await this.col.insertOne(doc);

@@ -1,12 +1,25 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import { ensureIndexes } from './db';
+import { ensureIndexes, isDuplicateKeyError } from './db';
 
-export const AUDIT_ACTIONS = ['oidc.exchanged', 'oidc.denied', 'oidc.rule_created', 'oidc.rule_deleted'] as const;
+export const AUDIT_ACTIONS = [
+  'oidc.exchanged',
+  'oidc.denied',
+  'oidc.rule_created',
+  'oidc.rule_deleted',
+  'oidc.dry_run',
+  // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
+  'app.created',
+  'api_key.created',
+  'api_key.revoked',
+  'staff.created',
+  'staff.revoked',
+  'signing_key.rotated',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface AuditDoc {
   _id: string; // aud_...
-  appId: string;
+  appId: string | null; // null: an entry about no app (a staff token, a signing key)
   org: string | null;
   action: AuditAction;
   occurredAt: Date;
@@ -14,7 +27,26 @@ export interface AuditDoc {
   reason: string | null;
   ruleId: string | null;
   details: Record<string, string | number | boolean | null>;
+  /** oidc.denied of a token whose signature was verified: the claims rules look at (never the token). */
+  claims?: Record<string, string | null> | null;
+  /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
+  rules?: AuditRuleOutcome[] | null;
+  /** oidc.denied: how many refusals this entry counts (of one token, or of one reason and minute when unproven). */
+  count?: number | null;
+  /** Who did it: `staff:<id>`, `operator:<os user>`; absent on entries written before actors were recorded. */
+  actor?: string | null;
+  /** What it was done to: `app:<id>`, `api_key:<id>`, `staff:<id>`, `signing_key:<kid>`. */
+  resource?: string | null;
 }
+
+export interface AuditRuleOutcome {
+  id: string;
+  matched: boolean;
+  failed: { check: string; expected: string; actual: string | null } | null;
+}
+
+/** The fields an aggregated entry is created with; `count` starts at 1 and grows. */
+export type AggregatedAuditDoc = Omit<AuditDoc, 'count'>;
 
 export interface AuditPage {
   data: AuditDoc[];
@@ -31,15 +63,34 @@ export class AuditRepo {
     await ensureIndexes(this.col, [
       { key: { appId: 1, occurredAt: -1, _id: -1 }, name: 'app_time' },
       { key: { appId: 1, action: 1, occurredAt: -1, _id: -1 }, name: 'app_action_time' },
+      // The admins' log of every entry, and the retention sweep's oldest-first reads.
+      { key: { occurredAt: -1, _id: -1 }, name: 'time' },
     ]);
   }
   async insert(doc: AuditDoc): Promise<void> {
     await this.col.insertOne(doc);
   }
 
+  /**
+   * Counts one more occurrence in the entry whose _id the caller derived (app, reason, minute), creating it on the
+   * first: the unique _id gives exactly one creator, and every later occurrence is one atomic $inc by _id, so
+   * concurrent refusals never make two entries nor lose a count. (Insert-then-increment rather than an upsert with
+   * $setOnInsert: FerretDB 1.x drops null fields from $setOnInsert.)
+   */
+  async incrementAggregate(doc: AggregatedAuditDoc): Promise<void> {
+    try {
+      await this.col.insertOne({ ...doc, count: 1 });
+      return;
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    await this.col.updateOne({ _id: doc._id }, { $inc: { count: 1 } });
+  }
+
   /** Newest first, keyset-paginated on (occurredAt, _id) so pages stay stable while entries are added. */
-  async list(appId: string, opts: { limit: number; action?: AuditAction; after?: { occurredAt: Date; id: string } }): Promise<AuditPage> {
-    const filter: Filter<AuditDoc> = { appId };
+  async list(appId: string | null, opts: { limit: number; action?: AuditAction; after?: { occurredAt: Date; id: string } }): Promise<AuditPage> {
+    // appId null: every entry (admins only; the service checks).
+    const filter: Filter<AuditDoc> = appId === null ? {} : { appId };
     if (opts.action) filter.action = opts.action;
     if (opts.after) {
       filter.$or = [
@@ -49,5 +100,16 @@ export class AuditRepo {
     }
     const docs = await this.col.find(filter).sort({ occurredAt: -1, _id: -1 }).limit(opts.limit + 1).toArray();
     return { data: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+  }
+
+  /**
+   * Removes up to `batch` entries older than `cutoff`, oldest first; returns how many went. Bounded so one sweep never
+   * holds the database for long: the caller repeats while a full batch was removed.
+   */
+  async deleteOlderThan(cutoff: Date, batch: number): Promise<number> {
+    const ids = await this.col.find({ occurredAt: { $lt: cutoff } }, { projection: { _id: 1 } }).sort({ occurredAt: 1 }).limit(batch).toArray();
+    if (ids.length === 0) return 0;
+    const result = await this.col.deleteMany({ _id: { $in: ids.map((d) => d._id) }, occurredAt: { $lt: cutoff } });
+    return result.deletedCount;
   }
 }

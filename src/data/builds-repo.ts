@@ -39,7 +39,12 @@ export class BuildsRepo {
     this.col = db.collection<BuildDoc>(BuildsRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { appId: 1, createdAt: -1 }, name: 'app_created' }]);
+    await ensureIndexes(this.col, [
+      // _id breaks ties of createdAt in the sort, so the index holds it too (no in-memory sort per app).
+      { key: { appId: 1, createdAt: -1, _id: -1 }, name: 'app_created_id' },
+      // The recovery sweep for uploads whose scan job was never queued.
+      { key: { 'artifact.status': 1, 'artifact.scanQueuedAt': 1 }, name: 'artifact_scan_queued' },
+    ]);
   }
   async insert(doc: BuildDoc): Promise<void> {
     await this.col.insertOne(doc);

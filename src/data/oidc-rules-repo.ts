@@ -18,6 +18,8 @@ export interface OidcRuleDoc {
   scopes: string[];
   repositoryId: string | null;
   repositoryOwnerId: string | null;
+  /** GitHub event names allowed to exchange; null: any event but the ones only a listing allows (workflow_run). */
+  events?: string[] | null; // absent on rules stored before the field existed
   createdAt: Date;
 }
 

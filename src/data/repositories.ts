@@ -14,6 +14,7 @@ import { ScansRepo } from './scans-repo';
 import { ScanJobsRepo } from './scan-jobs-repo';
 import { ThreatsRepo } from './threats-repo';
 import { ThreatMergesRepo } from './threat-merges-repo';
+import { ThreatEventIdsRepo } from './threat-event-ids-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -32,6 +33,7 @@ export interface Repositories {
   scanJobs: ScanJobsRepo;
   threats: ThreatsRepo;
   threatMerges: ThreatMergesRepo;
+  threatEventIds: ThreatEventIdsRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -51,6 +53,7 @@ export function createRepositories(db: Db): Repositories {
     scanJobs: new ScanJobsRepo(db),
     threats: new ThreatsRepo(db),
     threatMerges: new ThreatMergesRepo(db),
+    threatEventIds: new ThreatEventIdsRepo(db),
   };
 }
 

@@ -24,7 +24,7 @@ export class ScansRepo {
     this.col = db.collection<ScanDoc>(ScansRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { appId: 1, buildId: 1, createdAt: 1 }, name: 'app_build_created' }]);
+    await ensureIndexes(this.col, [{ key: { appId: 1, buildId: 1, createdAt: 1, engine: 1, _id: 1 }, name: 'app_build_created_engine_id' }]);
   }
   /**
    * Writes a scan whose id is decided by the caller. A second write of the same id (a retried job that had

@@ -23,7 +23,7 @@ export class SigningKeysRepo {
     this.col = db.collection<SigningKeyDoc>(SigningKeysRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { status: 1, createdAt: -1 }, name: 'status_created' }]);
+    await ensureIndexes(this.col, [{ key: { status: 1, createdAt: -1, _id: -1 }, name: 'status_created_id' }]);
   }
   async insert(doc: SigningKeyDoc): Promise<void> {
     await this.col.insertOne(doc);

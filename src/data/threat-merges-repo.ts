@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import { ensureIndexes } from './db';
-import type { Detection, Occurrences } from './threats-repo';
+import type { Detection, Occurrences, ThreatDoc } from './threats-repo';
 
 /**
  * Occurrences merged into an existing threat by a later request: one record per threat per request, inserted, never
@@ -23,6 +23,8 @@ export interface ThreatMergeDoc {
   createdAt: Date;
 }
 
+export type MergeStatsRow = Pick<ThreatMergeDoc, 'threatId' | 'threatOccurredAt' | 'detection' | 'count' | 'createdAt'>;
+
 export class ThreatMergesRepo {
   static readonly collectionName = 'threat_merges';
   private readonly col: Collection<ThreatMergeDoc>;
@@ -33,6 +35,9 @@ export class ThreatMergesRepo {
     await ensureIndexes(this.col, [
       { key: { appId: 1, threatId: 1 }, name: 'app_threat' },
       { key: { appId: 1, threatOccurredAt: 1 }, name: 'app_threat_time' },
+      // The retention sweep, across apps: records to fold, records of expired threats.
+      { key: { createdAt: 1, _id: 1 }, name: 'created' },
+      { key: { threatOccurredAt: 1 }, name: 'threat_time' },
     ]);
   }
 
@@ -40,16 +45,41 @@ export class ThreatMergesRepo {
     return `mrg_${randomBytes(12).toString('hex')}`;
   }
 
-  async insert(docs: ThreatMergeDoc[]): Promise<void> {
-    if (docs.length) await this.col.insertMany(docs, { ordered: false });
+  /**
+   * Inserts records in one round trip; returns the ids that already existed. Only records of events with an event id
+   * have derived ids (the same for every attempt to count that event), so only they can collide: the event was
+   * counted by an earlier or concurrent attempt.
+   */
+  async insert(docs: ThreatMergeDoc[]): Promise<Set<string>> {
+    const existing = new Set<string>();
+    if (docs.length === 0) return existing;
+    try {
+      await this.col.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      if (writeErrors.length === 0) throw error;
+      for (const writeError of writeErrors) {
+        if (writeError.code !== 11000) throw error;
+        existing.add(docs[writeError.index]._id);
+      }
+    }
+    return existing;
   }
 
-  /** The merged occurrences of these threats of the app, summed per threat. */
-  async sums(appId: string, threatIds: string[]): Promise<Map<string, Occurrences>> {
+  /**
+   * The merged occurrences of these threats of the app not yet folded into them, summed per threat: records created
+   * at or after the threat's `folded.upTo` (older ones may still exist, waiting to be deleted, and are already in it).
+   */
+  async sums(appId: string, threats: Pick<ThreatDoc, '_id' | 'folded'>[]): Promise<Map<string, Occurrences>> {
     const sums = new Map<string, Occurrences>();
-    if (threatIds.length === 0) return sums;
-    const docs = await this.col.find({ appId, threatId: { $in: threatIds } }, { projection: { threatId: 1, count: 1, last: 1, confidence: 1 } }).toArray();
+    if (threats.length === 0) return sums;
+    const foldedUpTo = new Map(threats.map((t) => [t._id, t.folded?.upTo.getTime() ?? 0]));
+    const docs = await this.col
+      .find({ appId, threatId: { $in: [...foldedUpTo.keys()] } }, { projection: { threatId: 1, count: 1, last: 1, confidence: 1, createdAt: 1 } })
+      .toArray();
     for (const d of docs) {
+      if (d.createdAt.getTime() < (foldedUpTo.get(d.threatId) ?? 0)) continue;
       const prior = sums.get(d.threatId);
       sums.set(d.threatId, {
         count: (prior?.count ?? 0) + d.count,
@@ -60,10 +90,32 @@ export class ThreatMergesRepo {
     return sums;
   }
 
+  /** Every record of one threat (the fold reads them all: a threat's records are bounded by its window's requests). */
+  forThreat(appId: string, threatId: string): Promise<ThreatMergeDoc[]> {
+    return this.col.find({ appId, threatId }).toArray();
+  }
+
+  /** Records created before `cutoff`, in (createdAt, _id) order after `after`, at most `limit`. */
+  createdBefore(cutoff: Date, limit: number, after?: { createdAt: Date; id: string }): Promise<Pick<ThreatMergeDoc, '_id' | 'threatId' | 'createdAt'>[]> {
+    const filter: Filter<ThreatMergeDoc> = { createdAt: { $lt: cutoff } };
+    if (after) filter.$or = [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, _id: { $gt: after.id } }];
+    return this.col.find(filter, { projection: { _id: 1, threatId: 1, createdAt: 1 } }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
+  }
+
+  /** Ids of records of threats first seen before `cutoff`, at most `limit`. */
+  async idsOfThreatsBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const docs = await this.col.find({ threatOccurredAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  async deleteById(id: string): Promise<void> {
+    await this.col.deleteOne({ _id: id });
+  }
+
   /** Records of threats first seen in [from, to), at most `cap` + 1 of them. */
-  statsRows(appId: string, from: Date, to: Date, cap: number): AsyncIterable<Pick<ThreatMergeDoc, 'threatOccurredAt' | 'detection' | 'count'>> {
+  statsRows(appId: string, from: Date, to: Date, cap: number): AsyncIterable<MergeStatsRow> {
     return this.col
-      .find({ appId, threatOccurredAt: { $gte: from, $lt: to } }, { projection: { _id: 0, threatOccurredAt: 1, detection: 1, count: 1 } })
-      .limit(cap + 1) as unknown as AsyncIterable<Pick<ThreatMergeDoc, 'threatOccurredAt' | 'detection' | 'count'>>;
+      .find({ appId, threatOccurredAt: { $gte: from, $lt: to } }, { projection: { _id: 0, threatId: 1, threatOccurredAt: 1, detection: 1, count: 1, createdAt: 1 } })
+      .limit(cap + 1) as unknown as AsyncIterable<MergeStatsRow>;
   }
 }

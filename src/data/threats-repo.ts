@@ -43,6 +43,20 @@ export interface ThreatDoc {
   windowEnd: Date; // occurredAt + 5 min: later occurrences open the next window
   count: number; // occurrences inserted with the window; later requests add theirs in threat_merges
   receivedAt: Date;
+  /** Merge records created before `upTo`, summed by the retention sweep (jobs/threat-retention.ts); absent: none. */
+  folded?: FoldedOccurrences;
+}
+
+/**
+ * Field order matters: the sweep writes this with $max, which compares embedded documents field by field, so the fold
+ * with the latest `upTo` (and, for the same `upTo`, the one that saw every record) wins whichever instance writes last.
+ */
+export interface FoldedOccurrences {
+  upTo: Date;
+  count: number;
+  last: Date;
+  confidence: number;
+  at: Date; // when it was written: records before `upTo` are deleted only once this is old enough
 }
 
 export interface ThreatQuery {
@@ -66,7 +80,7 @@ export interface Occurrences {
   confidence: number;
 }
 
-export type StatsRow = Pick<ThreatDoc, 'detection' | 'occurredAt' | 'count' | 'deviceHash'>;
+export type StatsRow = Pick<ThreatDoc, '_id' | 'detection' | 'occurredAt' | 'count' | 'deviceHash' | 'folded'>;
 
 /**
  * The threats collection. Ingestion only inserts, and reads single documents by a lone `_id` equality: the one filter
@@ -84,6 +98,8 @@ export class ThreatsRepo {
     await ensureIndexes(this.col, [
       { key: { appId: 1, occurredAt: -1, _id: -1 }, name: 'app_time' },
       { key: { appId: 1, detection: 1, occurredAt: -1, _id: -1 }, name: 'app_detection_time' },
+      // The retention sweep, across apps.
+      { key: { occurredAt: 1 }, name: 'time' },
     ]);
   }
 
@@ -134,8 +150,32 @@ export class ThreatsRepo {
   /** The fields the daily statistics need, of windows first seen in [from, to), at most `cap` + 1 of them. */
   statsRows(appId: string, from: Date, to: Date, cap: number): AsyncIterable<StatsRow> {
     return this.col
-      .find({ appId, occurredAt: { $gte: from, $lt: to } }, { projection: { _id: 0, detection: 1, occurredAt: 1, count: 1, deviceHash: 1 } })
+      .find({ appId, occurredAt: { $gte: from, $lt: to } }, { projection: { _id: 1, detection: 1, occurredAt: 1, count: 1, deviceHash: 1, folded: 1 } })
       .limit(cap + 1) as unknown as AsyncIterable<StatsRow>;
+  }
+
+  /** A threat by id, of any app (the retention sweep). */
+  findById(id: string): Promise<ThreatDoc | null> {
+    return this.col.findOne({ _id: id });
+  }
+
+  /**
+   * Ids of threats first seen before `cutoff`, at most `limit`. Unsorted: MongoDB walks the time index anyway, and
+   * FerretDB, which sorts in memory, can then stop at the limit instead of reading every expired threat first.
+   */
+  async idsBefore(cutoff: Date, limit: number): Promise<string[]> {
+    const docs = await this.col.find({ occurredAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /** By _id alone: the one filter FerretDB serves from an index, so a sweep never holds its serializer long. */
+  async deleteById(id: string): Promise<void> {
+    await this.col.deleteOne({ _id: id });
+  }
+
+  /** Records a fold; $max keeps the latest of concurrent folds (see FoldedOccurrences). */
+  async fold(id: string, folded: FoldedOccurrences): Promise<void> {
+    await this.col.updateOne({ _id: id }, { $max: { folded } });
   }
 
   private filter(appId: string, query: ThreatQuery): Filter<ThreatDoc> {

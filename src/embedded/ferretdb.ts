@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -47,10 +47,11 @@ export function ferretDbBinary(repoRoot: string): string {
   // Built beside the target and renamed, so a concurrent start never runs a half-written file.
   const partial = `${binary}.tmp.${process.pid}`;
   process.stderr.write('building FerretDB from tools/ferretdb (a few minutes on a cold Go cache)\n');
-  // Same command as tools/install.sh: a static binary, no VCS stamping (a fresh clone may lack a usable git).
-  const build = runGo(['build', '-trimpath', '-buildvcs=false', '-o', partial, '.'], sourceDir);
+  // Same script as tools/install.sh: a static binary with the _id index fix applied to a vendored copy (build.sh).
+  const build = spawnSync('bash', [path.join(sourceDir, 'build.sh'), partial], { cwd: sourceDir, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (build.error) throw build.error;
   if (build.status !== 0) {
-    throw new Error(`go build of tools/ferretdb failed with exit code ${build.status}`);
+    throw new Error(`tools/ferretdb/build.sh failed with exit code ${build.status} (it needs Go 1.22+; or set MONGODB_URI)`);
   }
   renameSync(partial, binary);
   return binary;
@@ -157,21 +158,4 @@ function isOlderThanSource(binary: string, sourceDir: string): boolean {
   const builtAt = statSync(binary).mtimeMs;
   // Same rule as tools/install.sh: any file of the Go module newer than the binary.
   return readdirSync(sourceDir).some((name) => statSync(path.join(sourceDir, name)).mtimeMs > builtAt);
-}
-
-function runGo(args: string[], cwd: string): SpawnSyncReturns<Buffer> {
-  // Go's official tarball installs under /usr/local/go, which is not always on PATH.
-  for (const go of ['go', '/usr/local/go/bin/go']) {
-    const result = spawnSync(go, args, {
-      cwd,
-      env: { ...process.env, CGO_ENABLED: '0' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') continue;
-    if (result.error) throw result.error;
-    return result;
-  }
-  throw new Error(
-    'Go is needed to build the embedded MongoDB-compatible database (tools/ferretdb): install Go 1.22+, run tools/install.sh, or set MONGODB_URI',
-  );
 }

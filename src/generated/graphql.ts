@@ -28,10 +28,14 @@ export type Query = {
   /** Staff: apps, newest first. */
   apps: Array<App>;
   auditEvents: AuditPage;
+  /** Admin staff: every audit entry, newest first, staff and operator actions included (their app is in details). */
+  auditLog: AuditPage;
   build?: Maybe<Build>;
   /** Builds of an app, newest first. */
   builds: Array<Build>;
   oidcRules: Array<OidcRule>;
+  /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
+  dryRunOidcRules: OidcDryRun;
   scan?: Maybe<Scan>;
   threats: ThreatPage;
   threatStats: Array<ThreatDailyCount>;
@@ -57,6 +61,13 @@ export type QueryAuditEventsArgs = {
 };
 
 
+export type QueryAuditLogArgs = {
+  action?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type QueryBuildArgs = {
   id: Scalars['ID']['input'];
 };
@@ -70,6 +81,12 @@ export type QueryBuildsArgs = {
 
 export type QueryOidcRulesArgs = {
   appId: Scalars['ID']['input'];
+};
+
+
+export type QueryDryRunOidcRulesArgs = {
+  appId: Scalars['ID']['input'];
+  claims: Array<ClaimInput>;
 };
 
 
@@ -212,16 +229,29 @@ export type AttestInput = {
   platform: Platform;
 };
 
-/** An audit-trail entry of an app. Holds the OIDC subject and a reason, never a token. */
+/** An audit-trail entry: of an app, or (staff tokens, signing keys) of none. Holds subjects and reasons, never a token. */
 export type AuditEvent = {
   __typename?: 'AuditEvent';
   id: Scalars['ID']['output'];
-  appId: Scalars['ID']['output'];
+  /** Null for an entry about no app (a staff token, a signing key). */
+  appId?: Maybe<Scalars['ID']['output']>;
   action: Scalars['String']['output'];
   occurredAt: Scalars['DateTime']['output'];
   subject?: Maybe<Scalars['String']['output']>;
   reason?: Maybe<Scalars['String']['output']>;
   ruleId?: Maybe<Scalars['String']['output']>;
+  /** oidc.denied of a verified token, and oidc.dry_run: the claims rules look at. */
+  claims?: Maybe<TokenClaims>;
+  /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
+  rules?: Maybe<Array<RuleOutcome>>;
+  /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). */
+  count?: Maybe<Scalars['Int']['output']>;
+  /** Who did it: staff:<id> or operator:<user> (staff and operator mutations). */
+  actor?: Maybe<Scalars['String']['output']>;
+  /** What it was done to: app:<id>, api_key:<id>, staff:<id>, signing_key:<kid>. */
+  resource?: Maybe<Scalars['String']['output']>;
+  /** The app a staff or operator action concerned, when one did. */
+  targetAppId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type AuditPage = {
@@ -341,6 +371,8 @@ export type OidcRule = {
   scopes: Array<Scalars['String']['output']>;
   repositoryId?: Maybe<Scalars['String']['output']>;
   repositoryOwnerId?: Maybe<Scalars['String']['output']>;
+  /** GitHub event names allowed to exchange; null: any event but workflow_run. */
+  events?: Maybe<Array<Scalars['String']['output']>>;
   createdAt: Scalars['DateTime']['output'];
 };
 
@@ -351,6 +383,7 @@ export type CreateOidcRuleInput = {
   scopes: Array<Scalars['String']['input']>;
   repositoryId?: InputMaybe<Scalars['String']['input']>;
   repositoryOwnerId?: InputMaybe<Scalars['String']['input']>;
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 export type OidcExchange = {
@@ -360,6 +393,51 @@ export type OidcExchange = {
   expiresIn: Scalars['Int']['output'];
   scopes: Array<Scalars['String']['output']>;
   appId: Scalars['ID']['output'];
+};
+
+/** The claims of a token that trust rules look at, under GitHub's names. Never a token. */
+export type TokenClaims = {
+  __typename?: 'TokenClaims';
+  sub?: Maybe<Scalars['String']['output']>;
+  repository?: Maybe<Scalars['String']['output']>;
+  repository_id?: Maybe<Scalars['String']['output']>;
+  repository_owner_id?: Maybe<Scalars['String']['output']>;
+  ref?: Maybe<Scalars['String']['output']>;
+  environment?: Maybe<Scalars['String']['output']>;
+  event_name?: Maybe<Scalars['String']['output']>;
+  job_workflow_ref?: Maybe<Scalars['String']['output']>;
+};
+
+/** The first check of a rule that a token failed: the rule field, what the rule expected, what the token said. */
+export type FailedCheck = {
+  __typename?: 'FailedCheck';
+  check: Scalars['String']['output'];
+  expected: Scalars['String']['output'];
+  actual?: Maybe<Scalars['String']['output']>;
+};
+
+/** How one trust rule judged a token's claims. */
+export type RuleOutcome = {
+  __typename?: 'RuleOutcome';
+  id: Scalars['ID']['output'];
+  matched: Scalars['Boolean']['output'];
+  failed?: Maybe<FailedCheck>;
+};
+
+/** One claim of a decoded token payload (a non-string value as its JSON text). */
+export type ClaimInput = {
+  name: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+/** What the exchange would do with a token carrying these claims (signature and time aside). */
+export type OidcDryRun = {
+  __typename?: 'OidcDryRun';
+  matches: Scalars['Boolean']['output'];
+  scopes: Array<Scalars['String']['output']>;
+  /** Why the exchange would refuse these claims whatever the rules say (for example pull_request), or null. */
+  reason?: Maybe<Scalars['String']['output']>;
+  rules: Array<RuleOutcome>;
 };
 
 export type ScanEngine =
@@ -479,11 +557,15 @@ export type SecurityEventInput = {
   buildId?: InputMaybe<Scalars['ID']['input']>;
   occurredAt: Scalars['DateTime']['input'];
   deviceId: Scalars['String']['input'];
+  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
+  eventId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type IngestResult = {
   __typename?: 'IngestResult';
   accepted: Scalars['Int']['output'];
+  /** Events acknowledged but not counted: their eventId was already ingested for the app in the last 24 h. */
+  duplicates: Scalars['Int']['output'];
 };
 
 export type AuthKind =
@@ -604,6 +686,11 @@ export type ResolversTypes = {
   OidcRule: ResolverTypeWrapper<Partial<OidcRule>>;
   CreateOidcRuleInput: ResolverTypeWrapper<Partial<CreateOidcRuleInput>>;
   OidcExchange: ResolverTypeWrapper<Partial<OidcExchange>>;
+  TokenClaims: ResolverTypeWrapper<Partial<TokenClaims>>;
+  FailedCheck: ResolverTypeWrapper<Partial<FailedCheck>>;
+  RuleOutcome: ResolverTypeWrapper<Partial<RuleOutcome>>;
+  ClaimInput: ResolverTypeWrapper<Partial<ClaimInput>>;
+  OidcDryRun: ResolverTypeWrapper<Partial<OidcDryRun>>;
   ScanEngine: ResolverTypeWrapper<Partial<ScanEngine>>;
   Severity: ResolverTypeWrapper<Partial<Severity>>;
   Finding: ResolverTypeWrapper<Partial<Finding>>;
@@ -650,6 +737,11 @@ export type ResolversParentTypes = {
   OidcRule: Partial<OidcRule>;
   CreateOidcRuleInput: Partial<CreateOidcRuleInput>;
   OidcExchange: Partial<OidcExchange>;
+  TokenClaims: Partial<TokenClaims>;
+  FailedCheck: Partial<FailedCheck>;
+  RuleOutcome: Partial<RuleOutcome>;
+  ClaimInput: Partial<ClaimInput>;
+  OidcDryRun: Partial<OidcDryRun>;
   Finding: Partial<Finding>;
   ScanTarget: Partial<ScanTarget>;
   Scan: Partial<Scan>;
@@ -672,9 +764,11 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppArgs, 'id'>>;
   apps?: Resolver<Array<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppsArgs, 'limit'>>;
   auditEvents?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'appId' | 'limit'>>;
+  auditLog?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'limit'>>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildArgs, 'id'>>;
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
+  dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
   threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
@@ -713,12 +807,18 @@ export type AttestResultResolvers<ContextType = RequestContext, ParentType exten
 
 export type AuditEventResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  appId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   subject?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   ruleId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  claims?: Resolver<Maybe<ResolversTypes['TokenClaims']>, ParentType, ContextType>;
+  rules?: Resolver<Maybe<Array<ResolversTypes['RuleOutcome']>>, ParentType, ContextType>;
+  count?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  actor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  resource?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetAppId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
 };
 
 export type AuditPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditPage'] = ResolversParentTypes['AuditPage']> = {
@@ -793,6 +893,7 @@ export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends R
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryOwnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  events?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
@@ -802,6 +903,36 @@ export type OidcExchangeResolvers<ContextType = RequestContext, ParentType exten
   expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type TokenClaimsResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['TokenClaims'] = ResolversParentTypes['TokenClaims']> = {
+  sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  repository?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  repository_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  repository_owner_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ref?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  environment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  event_name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  job_workflow_ref?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type FailedCheckResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['FailedCheck'] = ResolversParentTypes['FailedCheck']> = {
+  check?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expected?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actual?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RuleOutcomeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RuleOutcome'] = ResolversParentTypes['RuleOutcome']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  matched?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  failed?: Resolver<Maybe<ResolversTypes['FailedCheck']>, ParentType, ContextType>;
+};
+
+export type OidcDryRunResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OidcDryRun'] = ResolversParentTypes['OidcDryRun']> = {
+  matches?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rules?: Resolver<Array<ResolversTypes['RuleOutcome']>, ParentType, ContextType>;
 };
 
 export type FindingResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Finding'] = ResolversParentTypes['Finding']> = {
@@ -862,6 +993,7 @@ export type ThreatDailyCountResolvers<ContextType = RequestContext, ParentType e
 
 export type IngestResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IngestResult'] = ResolversParentTypes['IngestResult']> = {
   accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type WhoamiResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Whoami'] = ResolversParentTypes['Whoami']> = {
@@ -888,6 +1020,10 @@ export type Resolvers<ContextType = RequestContext> = {
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   OidcRule?: OidcRuleResolvers<ContextType>;
   OidcExchange?: OidcExchangeResolvers<ContextType>;
+  TokenClaims?: TokenClaimsResolvers<ContextType>;
+  FailedCheck?: FailedCheckResolvers<ContextType>;
+  RuleOutcome?: RuleOutcomeResolvers<ContextType>;
+  OidcDryRun?: OidcDryRunResolvers<ContextType>;
   Finding?: FindingResolvers<ContextType>;
   ScanTarget?: ScanTargetResolvers<ContextType>;
   Scan?: ScanResolvers<ContextType>;

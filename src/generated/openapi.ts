@@ -27,6 +27,11 @@ export interface paths {
          *     belongs to the repository the token claims; tokens from `pull_request` and `pull_request_target`
          *     events are refused even when a rule matches.
          *
+         *     Tokens are accepted exactly as GitHub issues them: header `typ`, `alg`, `x5t`, `kid`. `x5t` and
+         *     `x5t#S256` are ignored hints (the key is always the issuer's key named by `kid`); `jwk`, `jku`,
+         *     `x5u`, `x5c`, `crit` and `cty` are refused. `nbf`, when present, is honoured with the 60 s
+         *     tolerance, and the lifetime counts from the earlier of `iat` and `nbf`.
+         *
          *     Every refusal (unknown app, no rule, repository outside the rule, expired, replayed, bad
          *     signature and the like) is the same 401, so a caller cannot learn which apps have rules. The
          *     real reason goes to the audit trail only (see `listAuditEvents`). The access token must never
@@ -142,7 +147,10 @@ export interface paths {
          *
          *     - Token invalid or expired: 403 (`upload_url_invalid`). Build gone: 404.
          *     - Artifact already `uploaded`: 409 (`artifact_already_uploaded`); another upload of the same
-         *       artifact in flight: 409 (`upload_in_progress`).
+         *       artifact in flight: 409 (`upload_in_progress`); the app already has as many uploads in flight as
+         *       it may (`UPLOADS_PER_APP`, default 4): 409 (`too_many_uploads`) with `Retry-After`.
+         *     - The instance has as many uploads in flight as it takes (`UPLOADS_PER_INSTANCE`, default 32): 503
+         *       (`unavailable`) with `Retry-After`.
          *     - Body longer than declared: 413 (`payload_too_large`).
          *     - Body shorter than declared, or another SHA-256: 422 (`artifact_mismatch`); the artifact stays
          *       `pending` and the same URL may be used again until it expires.
@@ -174,6 +182,28 @@ export interface paths {
          *     answered 404. Device identifiers are never returned.
          */
         get: operations["listThreats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{id}/threats/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export security events of an app
+         * @description Every security event of the app first seen in [from, to), newest first, as NDJSON: one Threat per line,
+         *     as the list shows it. Streamed in constant memory, for back-filling a SIEM. The credential must belong
+         *     to this app; another app is answered 404.
+         */
+        get: operations["exportThreats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -242,7 +272,8 @@ export interface paths {
         /**
          * Check an attestation token
          * @description Returns a verdict for an attestation token. Needs an API key with the device scope
-         *     `attest:verify`. Accepts `Idempotency-Key`.
+         *     `attest:verify`. Accepts `Idempotency-Key`; a request meeting the same key still held by another
+         *     is answered 429 (`idempotency_in_progress`) with `Retry-After`, as this operation lists no 409.
          *
          *     **The attestation backend is a stub in v1 (`engine: stub`): its verdicts are NOT backed by
          *     platform checks. No Play Integrity or App Attest verification takes place and no platform
@@ -294,15 +325,24 @@ export interface paths {
          *
          *     `subjectPattern` shapes: `repo:<owner>/<repo>:ref:refs/heads/<branch>`,
          *     `repo:<owner>/<repo>:environment:<environment>`, `repo:<owner>/<repo>:ref:refs/tags/<prefix>*`.
-         *     A `*` matches any text that contains no colon. Subjects in the immutable form
-         *     (`repo:owner@ID/repo@ID:...`) match a rule written with names when the token's `repository` claim
-         *     names the same repository; `repositoryId` / `repositoryOwnerId` additionally require those
-         *     claims to be equal.
+         *     A `*` matches any text that contains no colon; a pattern holds at most 8 (matching is linear).
+         *
+         *     A rule is matched against the token's verified claims, not against text cut out of `sub`: owner and
+         *     repository against the `repository` claim (case-insensitively), `ref:` against `ref`, `environment:`
+         *     against `environment`; then `workflowRef` (claim `job_workflow_ref`), `environment`, `repositoryId`,
+         *     `repositoryOwnerId` exactly, and `events` against `event_name`. So subjects in the named form, in the
+         *     immutable form (`repo:owner@ID/repo@ID:...`) and customised by a repository's subject template (extra
+         *     `key:value` pairs, or `repository_owner_id:...:repository_id:...` forms) all match the same rule. The
+         *     subject itself must be made only of the token's own claims; otherwise the exchange is refused
+         *     (`subject_mismatch` when it names another repository, `subject_unrecognized` otherwise).
+         *
+         *     Events: pull-request events (`pull_request`, `pull_request_target`, any `pull_request*`) are never
+         *     exchanged and listing one is 422; `workflow_run` is exchanged only through a rule that lists it.
          *
          *     Answered 422 with field errors when the app already has 20 rules, or when the rule has a wildcard
-         *     repository owner, a repository name that is only `*`, or no real restriction on ref, environment
-         *     or workflow (for example a pattern ending in `:*`). Scopes other than the four CI scopes are
-         *     refused by validation.
+         *     repository owner, a repository name that is only `*`, more than 8 `*`, a pull-request event in
+         *     `events`, or no real restriction on ref, environment or workflow (for example a pattern ending in
+         *     `:*`). Scopes other than the four CI scopes are refused by validation.
          */
         post: operations["createOidcRule"];
         delete?: never;
@@ -332,6 +372,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{id}/oidc-rules/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try the trust rules on a token's claims
+         * @description Evaluates the app's trust rules against the claims of a decoded OIDC token payload exactly as
+         *     `POST /v1/auth/oidc` would (the same evaluator), without a signature: which rules match, the scopes the
+         *     exchange would grant, and for every rule the first check that failed, with what the rule expected and
+         *     what the claims say. It mints nothing and claims no `jti`; it is recorded as an `oidc.dry_run` audit
+         *     entry. Send the decoded payload, never a token: a body holding anything shaped like a compact JWS is
+         *     refused with 422. Needs an API key with `rules:read` for this app.
+         */
+        post: operations["dryRunOidcRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{id}/audit-events": {
         parameters: {
             query?: never;
@@ -346,6 +411,13 @@ export interface paths {
          *     an `oidc.denied` entry holds the token's `sub` and the reason (for example `not_trusted`,
          *     `expired`, `replayed`, `bad_signature`). Tokens are never recorded. Needs an API key with
          *     `rules:read` for this app.
+         *
+         *     For a token whose signature was verified, the entry also holds the claims rules look at (`claims`) and,
+         *     for each rule of the app, the first check that failed with what the rule expected and what the token
+         *     said (`rules`), in one entry per token however often it is sent (`count`). Refusals that prove nothing
+         *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid) hold
+         *     no claims and are counted in one entry per app, reason and minute, so nobody can grow an app's trail
+         *     without bound.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -406,7 +478,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];
@@ -526,13 +598,17 @@ export interface components {
             occurredAt: string;
             /** @description Stored only as a keyed hash; never returned. */
             deviceId: string;
+            /** @description Client-generated id of the event. An event whose id was already ingested for the app in the last 24 hours is acknowledged and not counted again, so a batch can be retried safely after a timeout. */
+            eventId?: string;
         };
         EventBatch: {
             events: components["schemas"]["SecurityEvent"][];
         };
         EventsAccepted: {
-            /** @description Number of events accepted. */
+            /** @description Number of events accepted (counted by this request). */
             accepted: number;
+            /** @description Events acknowledged but not counted, their `eventId` having been ingested in the last 24 hours. */
+            duplicates: number;
         };
         Finding: {
             id: string;
@@ -614,6 +690,13 @@ export interface components {
             repositoryId?: string;
             /** @description When given, the token's `repository_owner_id` claim must equal it. */
             repositoryOwnerId?: string;
+            /**
+             * @description GitHub event names allowed to exchange (claim `event_name`), for example
+             *     `[push, release, workflow_dispatch]`. Absent: any event but `workflow_run`, which is accepted only from
+             *     a rule that lists it. Pull-request events (`pull_request`, `pull_request_target`, and every other
+             *     `pull_request*` event) are never exchanged: listing one is 422.
+             */
+            events?: string[];
         };
         OidcRule: {
             id: string;
@@ -624,6 +707,8 @@ export interface components {
             scopes: components["schemas"]["CiScope"][];
             repositoryId: string | null;
             repositoryOwnerId: string | null;
+            /** @description The events allowlist; null when the rule has none (any event but `workflow_run`). */
+            events: string[] | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -641,6 +726,78 @@ export interface components {
             reason: string | null;
             /** @description The trust rule concerned, when there is one. */
             ruleId: string | null;
+            /**
+             * @description `oidc.denied` entries count refusals instead of repeating them: a live token whose signature was
+             *     verified has one entry (with its claims) however often it is sent; refusals that prove nothing
+             *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid)
+             *     hold no claims and are counted in one entry per app, reason and minute. Null on other actions.
+             */
+            count: number | null;
+            /**
+             * @description `oidc.denied` of a token whose signature was verified, and `oidc.dry_run`: the claims rules look at.
+             *     Null otherwise. Never the token nor any part of it.
+             */
+            claims: components["schemas"]["TokenClaims"] | null;
+            /**
+             * @description `oidc.denied` of a token whose signature was verified, and `oidc.dry_run`: how each rule of the app
+             *     judged the claims, oldest rule first. Null otherwise.
+             */
+            rules: components["schemas"]["RuleOutcome"][] | null;
+        };
+        /** @description The claims of an OIDC token that trust rules look at, under GitHub's names (null when absent). */
+        TokenClaims: {
+            sub: string | null;
+            repository: string | null;
+            repository_id: string | null;
+            repository_owner_id: string | null;
+            ref: string | null;
+            environment: string | null;
+            event_name: string | null;
+            job_workflow_ref: string | null;
+        };
+        RuleOutcome: {
+            /** @description The trust rule. */
+            id: string;
+            matched: boolean;
+            /** @description The first check of the rule the claims failed; null when the rule matched. */
+            failed: components["schemas"]["FailedCheck"] | null;
+        };
+        FailedCheck: {
+            /**
+             * @description The rule field checked, in the order checks run: `subjectPattern` (a pattern of another shape),
+             *     `subjectPattern.repository` (owner and name against the `repository` claim), `subjectPattern.ref`
+             *     (against `ref`), `subjectPattern.environment` (against `environment`), `workflowRef` (against
+             *     `job_workflow_ref`), `environment`, `repositoryId`, `repositoryOwnerId`, `events` (against
+             *     `event_name`).
+             * @enum {string}
+             */
+            check: "subjectPattern" | "subjectPattern.repository" | "subjectPattern.ref" | "subjectPattern.environment" | "workflowRef" | "environment" | "repositoryId" | "repositoryOwnerId" | "events";
+            /** @description What the rule asks for. */
+            expected: string;
+            /** @description What the token's claim says (null when it has none). */
+            actual: string | null;
+        };
+        OidcDryRunRequest: {
+            /**
+             * @description A decoded token payload (what `echo $TOKEN | cut -d. -f2 | base64 -d` prints), never the token.
+             *     Values that are not strings are read as their JSON text. Anything shaped like a compact JWS, in any
+             *     member, is refused with 422.
+             */
+            claims: Record<string, never>;
+        };
+        OidcDryRunResult: {
+            /** @description Whether the exchange would grant an access token for these claims (signature and time aside). */
+            matches: boolean;
+            /** @description The scopes the exchange would grant (the union of the matching rules' scopes). */
+            scopes: components["schemas"]["CiScope"][];
+            /**
+             * @description Why the exchange would refuse these claims whatever the rules say, or null: `pull_request` (a
+             *     pull-request event or subject), `subject_mismatch` (the subject names another repository),
+             *     `subject_unrecognized` (a subject part the claims do not explain), `missing_claim`.
+             */
+            reason: string | null;
+            /** @description Every rule of the app, oldest first. */
+            rules: components["schemas"]["RuleOutcome"][];
         };
         AuditEventList: {
             /** @description Newest first. */
@@ -670,6 +827,7 @@ export interface components {
          *     | `idempotency_in_progress` | 409 | a request with the same `Idempotency-Key` is still running |
          *     | `artifact_already_uploaded` | 409 | the artifact is already uploaded |
          *     | `upload_in_progress` | 409 | another upload of the same artifact is in flight |
+         *     | `too_many_uploads` | 409 | the app has as many uploads in flight as it may; carries `Retry-After` |
          *     | `artifact_not_pending` | 409 | no artifact was declared, or it is not pending |
          *     | `payload_too_large` | 413 | the body is larger than allowed |
          *     | `unsupported_media_type` | 415 | the content type is not accepted |
@@ -698,7 +856,8 @@ export interface components {
     responses: {
         /**
          * @description Malformed request: unparseable body, bad query or header (`malformed_request`,
-         *     `validation_failed`), or a tampered cursor.
+         *     `validation_failed`), a tampered cursor, or (on an operation that lists no 415) a body in
+         *     another media type than the operation accepts (`unsupported_media_type`).
          */
         BadRequest: {
             headers: {
@@ -932,7 +1091,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Malformed request (`malformed_request`, `validation_failed`). */
+        /** @description Malformed request (`malformed_request`, `validation_failed`), or a body that is not `application/octet-stream` (`unsupported_media_type`). */
         UnmeteredBadRequest: {
             headers: {
                 "Service-Api-Version": components["headers"]["Service-Api-Version"];
@@ -971,8 +1130,9 @@ export interface components {
             };
         };
         /**
-         * @description The artifact is already uploaded (`artifact_already_uploaded`), or another upload of it is in
-         *     flight (`upload_in_progress`).
+         * @description The artifact is already uploaded (`artifact_already_uploaded`), another upload of it is in
+         *     flight (`upload_in_progress`), or the app has as many uploads in flight as it may
+         *     (`too_many_uploads`, with `Retry-After`).
          */
         UnmeteredConflict: {
             headers: {
@@ -1006,16 +1166,6 @@ export interface components {
                  *       "code": "payload_too_large"
                  *     }
                  */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is not `application/octet-stream` (`unsupported_media_type`). */
-        UnmeteredUnsupportedMediaType: {
-            headers: {
-                "Service-Api-Version": components["headers"]["Service-Api-Version"];
-                [name: string]: unknown;
-            };
-            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1148,7 +1298,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1272,7 +1421,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1378,7 +1526,6 @@ export interface operations {
             404: components["responses"]["UnmeteredNotFound"];
             409: components["responses"]["UnmeteredConflict"];
             413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnmeteredUnsupportedMediaType"];
             422: components["responses"]["UnmeteredUnprocessableEntity"];
             500: components["responses"]["UnmeteredInternalError"];
             503: components["responses"]["UnmeteredServiceUnavailable"];
@@ -1450,6 +1597,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    exportThreats: {
+        parameters: {
+            query: {
+                /** @description First occurrence at or after this time. */
+                from: string;
+                /** @description First occurrence before this time. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The threats of the range, one JSON object per line. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["Threat"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     ingestEvents: {
         parameters: {
             query?: never;
@@ -1494,7 +1681,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "accepted": 1
+                     *       "accepted": 1,
+                     *       "duplicates": 0
                      *     }
                      */
                     "application/json": components["schemas"]["EventsAccepted"];
@@ -1615,8 +1803,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["Conflict"];
-            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -1706,6 +1892,7 @@ export interface operations {
                      *       ],
                      *       "repositoryId": "123456789",
                      *       "repositoryOwnerId": null,
+                     *       "events": null,
                      *       "createdAt": "2025-03-14T08:00:00Z"
                      *     }
                      */
@@ -1756,6 +1943,85 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    dryRunOidcRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "claims": {
+                 *         "sub": "repo:acme/mobile-app:environment:production",
+                 *         "repository": "acme/mobile-app",
+                 *         "repository_id": "123456789",
+                 *         "repository_owner_id": "4242",
+                 *         "ref": "refs/tags/v2.3.0",
+                 *         "environment": "production",
+                 *         "event_name": "push",
+                 *         "job_workflow_ref": "acme/mobile-app/.github/workflows/release.yml@refs/tags/v2.3.0"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OidcDryRunRequest"];
+            };
+        };
+        responses: {
+            /** @description How the rules judge the claims. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "matches": true,
+                     *       "scopes": [
+                     *         "builds:write"
+                     *       ],
+                     *       "reason": null,
+                     *       "rules": [
+                     *         {
+                     *           "id": "rul_Zt4mW8pQ1a",
+                     *           "matched": true,
+                     *           "failed": null
+                     *         },
+                     *         {
+                     *           "id": "rul_Qa9xL2mN5b",
+                     *           "matched": false,
+                     *           "failed": {
+                     *             "check": "subjectPattern.ref",
+                     *             "expected": "refs/heads/main",
+                     *             "actual": "refs/tags/v2.3.0"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OidcDryRunResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -1792,9 +2058,42 @@ export interface operations {
                      *           "id": "aud_Lm3nB7vC2x",
                      *           "action": "oidc.denied",
                      *           "occurredAt": "2025-03-14T10:15:02Z",
-                     *           "subject": "repo:acme/mobile-app:pull_request",
+                     *           "subject": "repo:acme/mobile-app:ref:refs/heads/feature-x",
                      *           "reason": "not_trusted",
-                     *           "ruleId": null
+                     *           "ruleId": null,
+                     *           "count": 1,
+                     *           "claims": {
+                     *             "sub": "repo:acme/mobile-app:ref:refs/heads/feature-x",
+                     *             "repository": "acme/mobile-app",
+                     *             "repository_id": "123456789",
+                     *             "repository_owner_id": "4242",
+                     *             "ref": "refs/heads/feature-x",
+                     *             "environment": null,
+                     *             "event_name": "push",
+                     *             "job_workflow_ref": "acme/mobile-app/.github/workflows/release.yml@refs/heads/feature-x"
+                     *           },
+                     *           "rules": [
+                     *             {
+                     *               "id": "rul_Zt4mW8pQ1a",
+                     *               "matched": false,
+                     *               "failed": {
+                     *                 "check": "subjectPattern.ref",
+                     *                 "expected": "refs/heads/main",
+                     *                 "actual": "refs/heads/feature-x"
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "aud_Hk2pR9sT4w",
+                     *           "action": "oidc.denied",
+                     *           "occurredAt": "2025-03-14T10:14:00Z",
+                     *           "subject": null,
+                     *           "reason": "bad_signature",
+                     *           "ruleId": null,
+                     *           "count": 37,
+                     *           "claims": null,
+                     *           "rules": null
                      *         }
                      *       ],
                      *       "hasMore": false,

@@ -7,7 +7,8 @@ import { jsonBody } from '../http/json-body';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Deps } from '../deps';
 import { createContext, type RequestContext } from '../context';
-import { authenticateStaff } from '../auth/authenticate';
+import type { StaffPrincipal } from '../auth/principal';
+import { graphqlGate, STAFF_PRINCIPAL } from '../http/graphql-gate';
 import { isDomainError } from '../errors';
 import { queryLimits } from './limits';
 import { requestState } from '../../rest/state';
@@ -78,8 +79,9 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
   });
   await server.start();
   const middleware = expressMiddleware(server, {
-    context: async ({ req }) => {
-      const principal = await authenticateStaff(deps, req.get('authorization'));
+    context: async ({ req, res }) => {
+      // Authenticated (and counted) by graphqlGate before the body was parsed.
+      const principal = res.locals[STAFF_PRINCIPAL] as StaffPrincipal | undefined;
       if (!principal) {
         throw new GraphQLError('A staff token is required.', { extensions: { code: 'unauthorized', http: { status: 401 } } });
       }
@@ -88,5 +90,5 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
       return createContext(deps, principal, state?.requestId, state?.logger);
     },
   });
-  return { handler: [jsonBody(100 * 1024, { emptyIsMissing: false }), middleware], stop: () => server.stop() };
+  return { handler: [graphqlGate(deps), jsonBody(100 * 1024, { emptyIsMissing: false }), middleware], stop: () => server.stop() };
 }

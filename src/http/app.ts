@@ -5,6 +5,7 @@ import { createRestRouter } from '../../rest/router';
 import { requestContext } from '../../rest/middleware/request-context';
 import { errorHandler } from '../../rest/middleware/errors';
 import { healthz, readyz } from './health';
+import { requestTimeout } from './request-timeout';
 
 export interface HttpApp {
   app: Express;
@@ -17,6 +18,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy); // who may name the client address (anonymous rate-limit buckets)
   app.set('etag', false);
+  app.use(requestTimeout(deps.config.requestTimeoutMs));
   app.use(requestContext(deps));
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps));

@@ -2,7 +2,8 @@ import type { Deps } from '../deps';
 import type { ScanJobDoc } from '../data/scan-jobs-repo';
 import type { ScanDoc } from '../data/scans-repo';
 import type { Finding } from '../scan';
-import { analyzePackage } from '../scan/static';
+import type { StaticAnalysis } from '../scan/static';
+import { ScanWorkers } from '../scan/worker';
 import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 
@@ -14,8 +15,21 @@ export function staticScanId(job: Pick<ScanJobDoc, '_id'>): string {
   return `scn_${job._id.replace(/^job_/, '')}`;
 }
 
-/** Analyses the uploaded package of the job's build and writes its static scan (once). Throws to ask for a retry. */
-export async function runScanJob(deps: Deps, job: ScanJobDoc): Promise<void> {
+// One set of analysis workers per configuration, shared by every runner of the process so SCAN_WORKERS holds.
+const workersByConfig = new WeakMap<Deps['config'], ScanWorkers>();
+
+export function scanWorkersFor(config: Deps['config']): ScanWorkers {
+  let workers = workersByConfig.get(config);
+  if (!workers) workersByConfig.set(config, (workers = new ScanWorkers(config.scanIsolation)));
+  return workers;
+}
+
+/**
+ * Analyses the uploaded package of the job's build in an analysis worker and writes its static scan (once).
+ * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
+ * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
+ */
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config)): Promise<void> {
   const scanId = staticScanId(job);
   if (await deps.repos.scans.findById(job.appId, scanId)) return; // written by an earlier attempt
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
@@ -23,9 +37,9 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc): Promise<void> {
 
   const fileName = `${build._id}.${build.platform === 'ios' ? 'ipa' : 'apk'}`;
   const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
-  let analysis: Awaited<ReturnType<typeof analyzePackage>>;
+  let analysis: StaticAnalysis;
   try {
-    analysis = await analyzePackage(local.path, build.platform, { now: deps.clock.now() });
+    analysis = await workers.analyze(local.path, build.platform, deps.clock.now());
   } finally {
     await local.cleanup();
   }

@@ -7,7 +7,7 @@ export const REFUSAL_REASONS = [
   'malformed', // not a compact JWS, or anything unexpected while reading it
   'algorithm', // not RS256/ES256, or not agreeing with the key's type
   'no_kid',
-  'forbidden_header', // jwk, jku, x5u, x5c, x5t, crit, cty, or a typ other than JWT
+  'forbidden_header', // jwk, jku, x5u, x5c, crit, cty, or a typ other than JWT (x5t and x5t#S256 are ignored hints)
   'unknown_key', // no key of the issuer has this kid (after one refetch)
   'key_size', // RSA key under 2048 bits
   'jwks_unavailable', // the issuer's discovery document or key set could not be read
@@ -18,7 +18,8 @@ export const REFUSAL_REASONS = [
   'not_yet_valid', // nbf or iat in the future (beyond the tolerance)
   'missing_claim',
   'lifetime', // exp - iat over one hour
-  'subject_mismatch', // sub does not belong to the repository the token claims
+  'subject_mismatch', // sub names another repository than the one the token claims
+  'subject_unrecognized', // sub holds something the token's own claims do not explain (an unknown template key)
   'pull_request',
   'unknown_app',
   'not_trusted', // no trust rule of the app matches
@@ -28,13 +29,16 @@ export const REFUSAL_REASONS = [
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export class OidcRefusal extends Error {
+  /** The token's `sub`, only once the signature is verified: an unverified subject is attacker text. */
+  readonly subject: string | null;
   constructor(
     readonly reason: RefusalReason,
-    /** The token's `sub`, only once the signature is verified: an unverified subject is attacker text. */
-    readonly subject: string | null = null,
+    /** The decoded payload, only once the signature is verified; null before (its claims are unproven). */
+    readonly verifiedClaims: Readonly<Record<string, unknown>> | null = null,
   ) {
     super(`OIDC exchange refused: ${reason}`);
     this.name = 'OidcRefusal';
+    this.subject = verifiedClaims && typeof verifiedClaims.sub === 'string' && verifiedClaims.sub.length > 0 ? verifiedClaims.sub : null;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { FieldError } from '../errors';
 import { ACCESS_TOKEN_SCOPES, DEVICE_SCOPES, RULES_SCOPES, isScope, type Scope } from '../auth/scopes';
-import { parsePattern, patternMatches, type NamedSubject } from './subject';
+import { MAX_WILDCARDS, parsePattern, wildcardCount } from './subject';
 
 export interface RuleInput {
   subjectPattern: string;
@@ -13,24 +13,7 @@ export interface RuleInput {
   scopes: string[];
   repositoryId?: string | null;
   repositoryOwnerId?: string | null;
-}
-
-/** The fields of a stored rule that matching reads. */
-export interface RuleConditions {
-  subjectPattern: string;
-  workflowRef: string | null;
-  environment: string | null;
-  repositoryId: string | null;
-  repositoryOwnerId: string | null;
-}
-
-/** What a verified token offers to the rules: its resolved subject and the claims rules can pin. */
-export interface TokenFacts {
-  subject: NamedSubject;
-  workflowRef: string | null; // claim job_workflow_ref
-  environment: string | null;
-  repositoryId: string | null;
-  repositoryOwnerId: string | null;
+  events?: string[] | null;
 }
 
 const OWNER = /^[A-Za-z0-9-]{1,39}$/;
@@ -40,6 +23,10 @@ const REF_KINDS = ['refs/heads/', 'refs/tags/'];
 const WORKFLOW_REF = /^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}\/[^@\s*]+@[^\s*]+$/;
 const NUMERIC_ID = /^[0-9]{1,20}$/;
 const SHAPES = 'repo:<owner>/<repo>:ref:refs/heads/<branch>, repo:<owner>/<repo>:environment:<environment> or repo:<owner>/<repo>:ref:refs/tags/<prefix>*';
+
+const EVENT_NAME = /^[a-z_]{1,64}$/;
+/** GitHub event names whose jobs run code a pull request proposes: never exchanged, not even when listed. */
+export const isPullRequestEvent = (event: string): boolean => event.startsWith('pull_request');
 
 const onlyWildcards = (text: string) => /^\*+$/.test(text);
 
@@ -54,6 +41,8 @@ function contextRestricts(kind: string, value: string): boolean {
 
 function patternErrors(input: RuleInput): FieldError[] {
   const at = (message: string): FieldError[] => [{ pointer: '/subjectPattern', message }];
+  // The matcher is linear, and the count of `*` bounds its constant: a tenant cannot make matching expensive.
+  if (wildcardCount(input.subjectPattern) > MAX_WILDCARDS) return at(`at most ${MAX_WILDCARDS} * per pattern`);
   const parsed = parsePattern(input.subjectPattern);
   if (!parsed) return at(`must have one of the shapes ${SHAPES}`);
   if (parsed.owner.includes('*')) return at('a wildcard repository owner is not allowed');
@@ -91,9 +80,22 @@ function scopeErrors(scopes: string[]): FieldError[] {
   return errors;
 }
 
+function eventErrors(events: string[] | null | undefined): FieldError[] {
+  if (events == null) return [];
+  if (events.length === 0) return [{ pointer: '/events', message: 'list at least one event, or leave events out' }];
+  const errors: FieldError[] = [];
+  events.forEach((event, i) => {
+    const pointer = `/events/${i}`;
+    if (!EVENT_NAME.test(event)) errors.push({ pointer, message: 'must be a GitHub event name, such as push, release or workflow_dispatch' });
+    else if (isPullRequestEvent(event)) errors.push({ pointer, message: 'tokens of pull-request events are never exchanged' });
+    else if (events.indexOf(event) !== i) errors.push({ pointer, message: 'listed twice' });
+  });
+  return errors;
+}
+
 /** Field errors of a rule that must not exist; empty when the rule may be created. */
 export function ruleErrors(input: RuleInput): FieldError[] {
-  const errors = [...patternErrors(input), ...scopeErrors(input.scopes)];
+  const errors = [...patternErrors(input), ...scopeErrors(input.scopes), ...eventErrors(input.events)];
   if (input.workflowRef != null && !WORKFLOW_REF.test(input.workflowRef)) {
     errors.push({ pointer: '/workflowRef', message: 'must be <owner>/<repo>/<path>@<ref>, with no wildcard (it is compared exactly)' });
   }
@@ -112,12 +114,3 @@ export function grantedScopes(scopes: string[]): Scope[] {
   return ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope));
 }
 
-/** Whether every condition of the rule holds for the token: subject pattern, and each pinned claim exactly. */
-export function ruleMatches(rule: RuleConditions, facts: TokenFacts): boolean {
-  if (!patternMatches(rule.subjectPattern, facts.subject)) return false;
-  if (rule.workflowRef !== null && rule.workflowRef !== facts.workflowRef) return false;
-  if (rule.environment !== null && rule.environment !== facts.environment) return false;
-  if (rule.repositoryId !== null && rule.repositoryId !== facts.repositoryId) return false;
-  if (rule.repositoryOwnerId !== null && rule.repositoryOwnerId !== facts.repositoryOwnerId) return false;
-  return true;
-}

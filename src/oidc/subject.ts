@@ -1,77 +1,181 @@
 /**
- * GitHub Actions subjects (`sub`) and trust-rule patterns. Pure functions: what a subject says and whether a rule's
- * pattern covers it. Names of owners and repositories compare case-insensitively, as GitHub treats them; the rest
- * of a subject (ref, environment) compares exactly.
+ * GitHub Actions subjects (`sub`) and the `*` wildcard of trust-rule patterns. Pure functions.
+ *
+ * A rule is matched against the token's verified claims (`repository`, `ref`, `environment`, ...), never against
+ * text parsed out of `sub`: GitHub issues the subject in a named form (`repo:acme/app:ref:refs/heads/main`), an
+ * immutable form (`repo:acme@4242/app@123:ref:...`) and any form a repository's subject template asks for
+ * (`repo:acme/app:environment:prod:job_workflow_ref:...`, `repository_owner_id:4242:repository_id:123:...`). The
+ * subject is only checked to be fully explained by the claims of the same token (spec check 5), so a token can
+ * never borrow another repository's subject, whatever its form.
  */
 
-/** A subject in named form, split: `repo:<owner>/<repo>:<context>`. */
-export interface NamedSubject {
-  owner: string;
-  repo: string;
-  context: string; // e.g. "ref:refs/heads/main", "environment:prod", "pull_request"
-}
+/** A claim value that matching reads, or null when the token has none. */
+export type ClaimText = string | null;
 
-/** The claims a subject is checked against. All of them come from a token whose signature is verified. */
-export interface RepositoryClaims {
-  sub: string;
-  repository: string;
-  repositoryId: string | null;
-  repositoryOwnerId: string | null;
-}
+/** The claims a subject is explained by. All of them come from a token whose signature is verified. */
+export type SubjectClaims = Readonly<Record<string, unknown>>;
+
+/** Why a subject was refused; null when the claims explain it. */
+export type SubjectProblem = 'subject_mismatch' | 'subject_unrecognized' | 'pull_request' | null;
 
 const REPOSITORY = /^([A-Za-z0-9-]{1,39})\/([A-Za-z0-9._-]{1,100})$/;
-const NAMED_SUBJECT = /^repo:([^/:@]+)\/([^/:@]+):(.+)$/s;
-// GitHub's immutable form pins the owner and repository ids into the subject itself.
-const IMMUTABLE_SUBJECT = /^repo:([^/:@]+)@([0-9]+)\/([^/:@]+)@([0-9]+):(.+)$/s;
-const PATTERN = /^repo:([^/:]+)\/([^/:]+):(.+)$/s;
-
-const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+const SUBJECT_REPO = /^repo:([^/:@]+)(?:@[0-9]+)?\/([^/:@]+)(?:@[0-9]+)?(?::|$)/;
+const MAX_SUBJECT_LENGTH = 2048;
 
 /**
- * The subject in named form when it belongs to the repository the token claims (and, in the immutable form, to the
- * ids the token claims); null when it does not, so a token cannot borrow another repository's subject.
+ * Claim keys a repository's subject template may include (GitHub, "Customizing the subject claims"), each written
+ * `<key>:<claim value>`. `repo` and `context` are GitHub's two composite keys, expanded in `expansions`.
  */
-export function resolveSubject(claims: RepositoryClaims): NamedSubject | null {
-  const repository = REPOSITORY.exec(claims.repository);
-  if (!repository) return null;
-  const [, owner, repo] = repository;
-  const immutable = IMMUTABLE_SUBJECT.exec(claims.sub);
-  if (immutable) {
-    const [, subOwner, subOwnerId, subRepo, subRepoId, context] = immutable;
-    if (!sameName(subOwner, owner) || !sameName(subRepo, repo)) return null;
-    if (claims.repositoryOwnerId !== subOwnerId || claims.repositoryId !== subRepoId) return null;
-    return { owner, repo, context };
+const TEMPLATE_KEYS = [
+  'actor',
+  'actor_id',
+  'base_ref',
+  'check_run_id',
+  'enterprise',
+  'enterprise_id',
+  'environment',
+  'event_name',
+  'head_ref',
+  'job_workflow_ref',
+  'job_workflow_sha',
+  'ref',
+  'ref_protected',
+  'ref_type',
+  'repository',
+  'repository_id',
+  'repository_owner',
+  'repository_owner_id',
+  'repository_visibility',
+  'run_attempt',
+  'run_id',
+  'run_number',
+  'runner_environment',
+  'sha',
+  'workflow',
+  'workflow_ref',
+  'workflow_sha',
+] as const;
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/** Every `key:value` piece the claims can put into a subject. */
+function expansions(claims: SubjectClaims): string[] {
+  const pieces: string[] = [];
+  const repository = text(claims.repository);
+  const parts = repository ? REPOSITORY.exec(repository) : null;
+  if (parts) {
+    pieces.push(`repo:${repository}`);
+    const ownerId = text(claims.repository_owner_id);
+    const repoId = text(claims.repository_id);
+    // The immutable form pins the ids the token claims next to the names.
+    if (ownerId && repoId) pieces.push(`repo:${parts[1]}@${ownerId}/${parts[2]}@${repoId}`);
   }
-  const named = NAMED_SUBJECT.exec(claims.sub);
-  if (!named) return null;
-  const [, subOwner, subRepo, context] = named;
-  if (!sameName(subOwner, owner) || !sameName(subRepo, repo)) return null;
-  return { owner, repo, context };
+  // `context`: the environment when the job has one, else the ref (a pull request's is refused before matching).
+  const environment = text(claims.environment);
+  const ref = text(claims.ref);
+  if (environment) pieces.push(`environment:${environment}`);
+  if (ref) pieces.push(`ref:${ref}`);
+  for (const key of TEMPLATE_KEYS) {
+    const value = text(claims[key]);
+    if (value !== null) pieces.push(`${key}:${value}`);
+  }
+  return pieces;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Whether `sub` is a sequence of `:`-joined pieces the claims produce, with the repository named at most once as
+ * `repo:`. Dynamic programming over positions: linear in the subject times the number of pieces.
+ */
+function explained(sub: string, pieces: string[]): boolean {
+  const reachable = new Uint8Array(sub.length + 1);
+  reachable[0] = 1;
+  for (let at = 0; at < sub.length; at++) {
+    if (!reachable[at]) continue;
+    for (const piece of pieces) {
+      if (!sub.startsWith(piece, at)) continue;
+      const end = at + piece.length;
+      if (end === sub.length) return true;
+      if (sub[end] === ':') reachable[end + 1] = 1;
+    }
+  }
+  return false;
 }
 
-/** `*` matches any text that contains no colon (spec, Trust rule); everything else is literal. */
-export function wildcardMatches(pattern: string, text: string, opts: { ignoreCase: boolean }): boolean {
-  const source = pattern.split('*').map(escapeRegExp).join('[^:]*');
-  return new RegExp(`^${source}$`, opts.ignoreCase ? 'is' : 's').test(text);
+/**
+ * Checks the subject against the claims of the same token: null when every part of it is one of the token's own
+ * claims (in any order GitHub's templates produce). A `repo:` naming another repository is `subject_mismatch`; a
+ * pull-request subject is `pull_request`; anything else the claims do not explain is `subject_unrecognized`.
+ */
+export function subjectProblem(sub: string, claims: SubjectClaims): SubjectProblem {
+  if (sub.length === 0 || sub.length > MAX_SUBJECT_LENGTH) return 'subject_unrecognized';
+  if (sub.split(':').includes('pull_request')) return 'pull_request';
+  if (explained(sub, expansions(claims))) return null;
+  const named = SUBJECT_REPO.exec(sub);
+  const repository = text(claims.repository);
+  if (named && (!repository || repository.toLowerCase() !== `${named[1]}/${named[2]}`.toLowerCase())) return 'subject_mismatch';
+  if (named) return 'subject_mismatch'; // the right names with other ids: still another repository
+  return 'subject_unrecognized';
 }
 
-/** Splits a rule pattern `repo:<owner>/<repo>:<context>`; null when it has another shape. */
-export function parsePattern(pattern: string): { owner: string; repo: string; context: string } | null {
+/** Most `*` a pattern may hold: with the linear matcher below this bounds the work per check. */
+export const MAX_WILDCARDS = 8;
+
+/**
+ * Glob matching of one colon-free segment, where `*` matches any run of characters. The pattern is cut at its stars
+ * into literal pieces: the first must start the text, the last must end it, and each one between is placed at its
+ * leftmost occurrence after the previous one (leftmost placement never loses a match). Nothing is ever retried, so
+ * the work is one left-to-right pass per piece: at most (stars + 1) scans of the text, never exponential.
+ */
+function segmentMatches(pattern: string, text: string): boolean {
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return pattern === text;
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  const end = text.length - last.length; // the middle pieces must fit before the last one
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i];
+    if (piece.length === 0) continue;
+    const found = text.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
+}
+
+/**
+ * `*` matches any text that contains no colon (spec, Trust rule); everything else is literal. Since neither side
+ * can let a `*` cross a colon, the pattern and the text are compared segment by segment.
+ */
+export function wildcardMatches(pattern: string, value: string, opts: { ignoreCase: boolean }): boolean {
+  const patternSegments = (opts.ignoreCase ? pattern.toLowerCase() : pattern).split(':');
+  const valueSegments = (opts.ignoreCase ? value.toLowerCase() : value).split(':');
+  if (patternSegments.length !== valueSegments.length) return false;
+  return patternSegments.every((segment, i) => segmentMatches(segment, valueSegments[i]));
+}
+
+export const wildcardCount = (pattern: string): number => pattern.split('*').length - 1;
+
+/** A rule pattern `repo:<owner>/<repo>:<kind>:<value>`, split. */
+export interface ParsedPattern {
+  owner: string;
+  repo: string;
+  kind: string; // "ref" or "environment" for a valid rule
+  value: string;
+  context: string; // `<kind>:<value>`
+}
+
+const PATTERN = /^repo:([^/:]+)\/([^/:]+):(([^:]+):?(.*))$/s;
+
+/** Splits a rule pattern; null when it has another shape. */
+export function parsePattern(pattern: string): ParsedPattern | null {
   const m = PATTERN.exec(pattern);
-  return m ? { owner: m[1], repo: m[2], context: m[3] } : null;
+  return m ? { owner: m[1], repo: m[2], context: m[3], kind: m[4], value: m[5] } : null;
 }
 
-/** Whether a rule's subject pattern covers a resolved subject. Owners never hold a wildcard (refused at creation). */
-export function patternMatches(pattern: string, subject: NamedSubject): boolean {
-  const parsed = parsePattern(pattern);
-  if (!parsed) return false;
-  return (
-    sameName(parsed.owner, subject.owner) &&
-    wildcardMatches(parsed.repo, subject.repo, { ignoreCase: true }) &&
-    wildcardMatches(parsed.context, subject.context, { ignoreCase: false })
-  );
+/** The owner and name of a `repository` claim, or null when it is not one. */
+export function splitRepository(repository: ClaimText): { owner: string; repo: string } | null {
+  const m = repository ? REPOSITORY.exec(repository) : null;
+  return m ? { owner: m[1], repo: m[2] } : null;
 }

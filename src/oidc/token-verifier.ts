@@ -2,19 +2,20 @@
  * Verification of a CI job's OIDC token (spec, POST /v1/auth/oidc, checks 1 to 6). Every failure is an OidcRefusal
  * with its reason; nothing else escapes, including the plain TypeErrors jose raises for some inputs.
  */
-import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type JWK, type JWTPayload, type KeyLike } from 'jose';
+import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { OidcRefusal, isOidcRefusal, type RefusalReason } from './refusal';
 import type { IssuerKeys } from './issuer-keys';
-import { resolveSubject, type NamedSubject } from './subject';
+import { tokenRefusal } from './rule-evaluator';
 
 export const MAX_TOKEN_LENGTH = 8192;
 export const CLOCK_TOLERANCE_S = 60;
 export const MAX_TOKEN_LIFETIME_S = 3600;
 const MAX_JTI_LENGTH = 256;
-const PULL_REQUEST_EVENTS = ['pull_request', 'pull_request_target'];
-// Headers that would let the token choose its own key (jwk, jku, x5u, x5c, x5t), demand extensions (crit), or nest
-// another token (cty): none of them is ever honoured (RFC 8725, sections 2.4 and 3.11).
-const FORBIDDEN_HEADERS = ['jwk', 'jku', 'x5u', 'x5c', 'x5t', 'x5t#S256', 'crit', 'cty'];
+// Headers that would carry or point at a key of the token's choosing (jwk, jku, x5u, x5c), demand extensions (crit),
+// or nest another token (cty): refused (RFC 8725, sections 2.4 and 3.11). GitHub puts x5t in every header: it and
+// x5t#S256 only name a certificate, which we never look up by them (the key is the issuer's key with this kid), so
+// they are ignored hints.
+const FORBIDDEN_HEADERS = ['jwk', 'jku', 'x5u', 'x5c', 'crit', 'cty'];
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 type Alg = 'RS256' | 'ES256';
@@ -25,24 +26,19 @@ export interface VerifierOptions {
   now: Date;
 }
 
-/** What a verified token says, every field checked. */
+/** What a verified token says: its signature, time, issuer, audience and subject checked. */
 export interface VerifiedOidcToken {
   issuer: string;
   sub: string;
-  subject: NamedSubject; // sub in named form, proven to belong to `repository`
   jti: string;
   exp: number;
-  workflowRef: string | null; // claim job_workflow_ref
-  environment: string | null;
-  repositoryId: string | null;
-  repositoryOwnerId: string | null;
+  /** The whole decoded payload, for the rule evaluator (never the token). */
+  claims: Readonly<Record<string, unknown>>;
 }
 
-const refuse = (reason: RefusalReason, subject: string | null = null): never => {
-  throw new OidcRefusal(reason, subject);
+const refuse = (reason: RefusalReason, verifiedClaims: Readonly<Record<string, unknown>> | null = null): never => {
+  throw new OidcRefusal(reason, verifiedClaims);
 };
-
-const optionalString = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 
 function checkHeader(unverifiedToken: string): { alg: Alg; kid: string } {
   let unverifiedHeader: Record<string, unknown>;
@@ -84,7 +80,7 @@ function publicJwkFor(jwk: JWK, alg: Alg): JWK {
   return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
 }
 
-async function issuerKey(keys: IssuerKeys, alg: Alg, kid: string): Promise<KeyLike | Uint8Array> {
+async function issuerKey(keys: IssuerKeys, alg: Alg, kid: string): Promise<CryptoKey | Uint8Array> {
   let jwk: JWK | null;
   try {
     jwk = await keys.keyFor(kid);
@@ -98,9 +94,9 @@ async function issuerKey(keys: IssuerKeys, alg: Alg, kid: string): Promise<KeyLi
 /** Maps what jose raises to a reason. Claim errors come after the signature check, so their subject is authentic. */
 function reasonOf(error: unknown, now: Date): OidcRefusal {
   if (isOidcRefusal(error)) return error;
-  if (error instanceof joseErrors.JWTExpired) return new OidcRefusal('expired', optionalString(error.payload.sub));
+  if (error instanceof joseErrors.JWTExpired) return new OidcRefusal('expired', error.payload);
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    const subject = optionalString(error.payload.sub);
+    const subject = error.payload;
     if (error.reason === 'missing') return new OidcRefusal('missing_claim', subject);
     // jose reports an iat too far in the past (maxTokenAge) and one in the future alike.
     const iatReason: RefusalReason = typeof error.payload.iat === 'number' && error.payload.iat * 1000 > now.getTime() ? 'not_yet_valid' : 'expired';
@@ -113,34 +109,22 @@ function reasonOf(error: unknown, now: Date): OidcRefusal {
 }
 
 function checkClaims(payload: JWTPayload, opts: VerifierOptions): VerifiedOidcToken {
-  const sub = typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : refuse('missing_claim');
+  const sub = typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : refuse('missing_claim', payload);
   // jose accepts an array audience that contains ours; only the exact string is ours alone.
-  if (typeof payload.aud !== 'string' || payload.aud !== opts.audience) refuse('audience', sub);
-  const { exp, iat } = payload;
-  if (typeof exp !== 'number' || typeof iat !== 'number') return refuse('missing_claim', sub);
-  // jose does not bound the lifetime a token gives itself.
-  if (exp - iat > MAX_TOKEN_LIFETIME_S || exp <= iat) refuse('lifetime', sub);
-  if (iat > opts.now.getTime() / 1000 + CLOCK_TOLERANCE_S) refuse('not_yet_valid', sub);
-  const jti = typeof payload.jti === 'string' && payload.jti.length > 0 && payload.jti.length <= MAX_JTI_LENGTH ? payload.jti : refuse('missing_claim', sub);
-  const repository = typeof payload.repository === 'string' ? payload.repository : refuse('missing_claim', sub);
-  const repositoryId = optionalString(payload.repository_id);
-  const repositoryOwnerId = optionalString(payload.repository_owner_id);
-  const subject = resolveSubject({ sub, repository, repositoryId, repositoryOwnerId }) ?? refuse('subject_mismatch', sub);
-  // Pull-request jobs run code from forks: never trusted, even when a rule would match.
-  const eventName = optionalString(payload.event_name);
-  if (eventName !== null && PULL_REQUEST_EVENTS.includes(eventName)) refuse('pull_request', sub);
-  if (subject.context === 'pull_request') refuse('pull_request', sub);
-  return {
-    issuer: opts.issuer,
-    sub,
-    subject,
-    jti,
-    exp,
-    workflowRef: optionalString(payload.job_workflow_ref),
-    environment: optionalString(payload.environment),
-    repositoryId,
-    repositoryOwnerId,
-  };
+  if (typeof payload.aud !== 'string' || payload.aud !== opts.audience) refuse('audience', payload);
+  const { exp, iat, nbf } = payload;
+  if (typeof exp !== 'number' || typeof iat !== 'number') return refuse('missing_claim', payload);
+  if (nbf !== undefined && typeof nbf !== 'number') refuse('malformed', payload);
+  // jose does not bound the lifetime a token gives itself; it starts at the earlier of iat and nbf.
+  const start = Math.min(iat, nbf ?? iat);
+  if (exp - start > MAX_TOKEN_LIFETIME_S || exp <= iat) refuse('lifetime', payload);
+  const latestStart = opts.now.getTime() / 1000 + CLOCK_TOLERANCE_S;
+  if (iat > latestStart || (nbf !== undefined && nbf > latestStart)) refuse('not_yet_valid', payload);
+  const jti = typeof payload.jti === 'string' && payload.jti.length > 0 && payload.jti.length <= MAX_JTI_LENGTH ? payload.jti : refuse('missing_claim', payload);
+  // The subject must be explained by the token's own claims, and pull-request jobs are never trusted (checks 5, 6).
+  const problem = tokenRefusal(payload);
+  if (problem) refuse(problem, payload);
+  return { issuer: opts.issuer, sub, jti, exp, claims: payload };
 }
 
 /** Verifies an OIDC token of the configured issuer; throws OidcRefusal with the reason on any failure. */

@@ -39,8 +39,19 @@ export const GRADE_BANDS: ReadonlyArray<{ grade: string; min: number }> = Object
   { grade: 'F', min: 0 },
 ]);
 
-/** 100 minus the sum of penalties, floored at 0. */
-export function scoreFindings(findings: readonly Pick<Finding, 'severity'>[]): number {
+/**
+ * Findings that say the package was not analysed (unreadable, wrong platform, analysis stopped at a limit or by its
+ * worker's deadline or memory cap, or never completed). Nothing verified, nothing passed: a scan holding one scores 0
+ * and grades F, so no gate passes a package the analyser could not read. This only ever lowers a score, so the
+ * scoring stays monotonic.
+ */
+export const UNANALYSED_FINDING_IDS: ReadonlySet<string> = new Set(['package.unreadable', 'package.wrong-platform', 'scan.incomplete']);
+
+type Scored = Pick<Finding, 'severity'> & { id?: string };
+
+/** 100 minus the sum of penalties, floored at 0; 0 when a finding says the package was not analysed. */
+export function scoreFindings(findings: readonly Scored[]): number {
+  if (findings.some((f) => f.id !== undefined && UNANALYSED_FINDING_IDS.has(f.id))) return 0;
   const penalty = findings.reduce((sum, f) => sum + SEVERITY_PENALTIES[f.severity], 0);
   return Math.max(0, 100 - penalty);
 }
@@ -52,7 +63,7 @@ export function gradeForScore(score: number): string {
   return band ? band.grade : 'F';
 }
 
-export function scoreAndGrade(findings: readonly Pick<Finding, 'severity'>[]): { score: number; grade: string } {
+export function scoreAndGrade(findings: readonly Scored[]): { score: number; grade: string } {
   const score = scoreFindings(findings);
   return { score, grade: gradeForScore(score) };
 }

@@ -4,6 +4,7 @@ import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
 import { validationFailed } from '../errors';
 import { newId } from '../ids';
 import type { Deps } from '../deps';
+import { actorOf, recordAction } from './audit-service';
 
 export interface CreateAppInput {
   name: string;
@@ -12,7 +13,7 @@ export interface CreateAppInput {
 }
 
 /** Operators (CLI) and admin staff create apps. */
-export async function createApp(deps: Deps, input: CreateAppInput): Promise<AppDoc> {
+export async function createApp(deps: Deps, input: CreateAppInput, actor = 'operator'): Promise<AppDoc> {
   const name = input.name.trim();
   const errors = [];
   if (name.length < 1 || name.length > 100) errors.push({ pointer: '/name', message: 'must be 1 to 100 characters' });
@@ -26,12 +27,13 @@ export async function createApp(deps: Deps, input: CreateAppInput): Promise<AppD
     createdAt: deps.clock.now(),
   };
   await deps.repos.apps.insert(app);
+  await recordAction(deps, { actor, action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });
   return app;
 }
 
 export async function createAppAsStaff(ctx: RequestContext, input: CreateAppInput): Promise<AppDoc> {
   requireStaff(ctx, { write: true });
-  return createApp(ctx.deps, input);
+  return createApp(ctx.deps, input, actorOf(ctx));
 }
 
 export async function getApp(ctx: RequestContext, id: string): Promise<AppDoc | null> {

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import type { Deps } from '../deps';
-import { authorizeForApp } from '../auth/authorize';
+import { authorizeForApp, requireStaff } from '../auth/authorize';
 import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
@@ -12,6 +13,8 @@ export interface AuditEntryInput {
   reason?: string | null;
   ruleId?: string | null;
   details?: AuditDoc['details'];
+  claims?: AuditDoc['claims'];
+  rules?: AuditDoc['rules'];
 }
 
 /** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
@@ -28,11 +31,88 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
     reason: entry.reason ?? null,
     ruleId: entry.ruleId ?? null,
     details: entry.details ?? {},
+    ...(entry.claims ? { claims: entry.claims } : {}),
+    ...(entry.rules ? { rules: entry.rules } : {}),
+  });
+}
+
+/**
+ * Records a refusal as a counted entry: one entry per app, action, reason and bucket, whose `count` grows, so that
+ * repeating one request cannot grow an app's trail without bound. The bucket is the minute by default (refusals
+ * that prove nothing, which hold no claims); a verified token's refusals are bucketed by its jti, so one entry per
+ * token holds its claims and only a new token from the issuer makes a new entry.
+ */
+export async function recordAggregatedAudit(
+  deps: Deps,
+  entry: { appId: string; action: AuditAction; reason: string; bucket?: string; subject?: string | null; claims?: AuditDoc['claims']; rules?: AuditDoc['rules'] },
+): Promise<void> {
+  const app = await deps.repos.apps.findById(entry.appId);
+  if (!app) return;
+  const now = deps.clock.now();
+  const bucket = entry.bucket ?? `minute:${Math.floor(now.getTime() / 60_000)}`;
+  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason}\n${bucket}`).digest('base64url').slice(0, 24);
+  await deps.repos.audit.incrementAggregate({
+    _id: `aud_${key}`,
+    appId: app._id,
+    org: app.org,
+    action: entry.action,
+    occurredAt: now, // the first occurrence
+    subject: entry.subject ?? null,
+    reason: entry.reason,
+    ruleId: null,
+    details: {},
+    ...(entry.claims ? { claims: entry.claims } : {}),
+    ...(entry.rules ? { rules: entry.rules } : {}),
+  });
+}
+
+/** Who acts: the staff token of the request, or the operator at the command line. */
+export function actorOf(ctx: RequestContext): string {
+  const p = ctx.principal;
+  switch (p.kind) {
+    case 'staff':
+      return `staff:${p.staffId}`;
+    case 'api_key':
+      return `api_key:${p.keyId}`;
+    case 'oidc':
+      return `oidc_rule:${p.bucketRuleId}`;
+    case 'anonymous':
+      return 'anonymous';
+  }
+}
+
+export interface ActionAuditInput {
+  actor: string;
+  action: AuditAction;
+  resource: string;
+  appId?: string | null;
+  details?: AuditDoc['details'];
+}
+
+/**
+ * Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. These entries belong to
+ * the service's own log (`auditLog`, `shieldgate audit`), not to an app's trail that its key holders read: the app
+ * concerned is named in `details.appId`, and the entry's `appId` stays null.
+ */
+export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise<void> {
+  const app = entry.appId ? await deps.repos.apps.findById(entry.appId) : null;
+  await deps.repos.audit.insert({
+    _id: newId('aud'),
+    appId: null,
+    org: app?.org ?? null,
+    action: entry.action,
+    occurredAt: deps.clock.now(),
+    subject: null,
+    reason: null,
+    ruleId: null,
+    details: { ...(entry.details ?? {}), ...(app ? { appId: app._id } : {}) },
+    actor: entry.actor,
+    resource: entry.resource,
   });
 }
 
 export interface AuditListInput {
-  appId: string;
+  appId: string | null; // null: every entry
   limit: number;
   action?: string | null;
   cursor?: string | null;
@@ -62,7 +142,13 @@ export async function listAudit(deps: Deps, input: AuditListInput) {
   };
 }
 
-export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput) {
+export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput & { appId: string }) {
   authorizeForApp(ctx, 'rules:read', input.appId, { write: false });
   return listAudit(ctx.deps, input);
+}
+
+/** Every entry, of every app and of none (staff and operator actions): admin staff only (the `write` role). */
+export async function listAuditLog(ctx: RequestContext, input: Omit<AuditListInput, 'appId'>) {
+  requireStaff(ctx, { write: true });
+  return listAudit(ctx.deps, { ...input, appId: null });
 }

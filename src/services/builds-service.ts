@@ -9,6 +9,7 @@ import { artifactKey, StoreUnavailableError } from '../storage/artifact-store';
 import { UPLOAD_URL_TTL_MS, verifyUploadToken } from '../uploads/upload-token';
 import { UploadBodyError } from '../uploads/verifying-stream';
 import { streamToStore } from '../uploads/stream-to-store';
+import { acquireUploadBudget } from '../uploads/upload-budget';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import { scanSummariesOfBuild } from './scans-service';
 import type { BuildProvenance } from './builds/provenance';
@@ -178,11 +179,15 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
 
   const holder = randomBytes(12).toString('hex');
   const locks = deps.repos.uploadLocks;
-  if (!(await locks.acquire(grant.buildId, holder, deps.clock.now(), LOCK_LEASE_MS))) {
-    throw new DomainError('upload_in_progress', 'Another upload of this artifact is in progress.');
-  }
+  // Budgets first (503 for the instance, 409 too_many_uploads for the app), then the artifact's own lock.
+  const budget = await acquireUploadBudget(deps, grant.appId, holder, deps.clock.now(), LOCK_LEASE_MS);
   let renewer: NodeJS.Timeout | undefined;
+  let locked = false;
   try {
+    if (!(await locks.acquire(grant.buildId, holder, deps.clock.now(), LOCK_LEASE_MS))) {
+      throw new DomainError('upload_in_progress', 'Another upload of this artifact is in progress.');
+    }
+    locked = true;
     // Checked again under the lock: an upload that finished between the first read and the lock wins.
     const build = await deps.repos.builds.findById(grant.appId, grant.buildId);
     if (!build?.artifact) throw notFound('Build');
@@ -205,6 +210,7 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
         (held) => held || transfer.abort(new UploadBodyError('lock_lost', 'upload lock lost')),
         (err) => ctx.logger.warn({ err }, 'upload lock renewal failed'),
       );
+      budget.renew(at, LOCK_LEASE_MS).catch((err) => ctx.logger.warn({ err }, 'upload slot renewal failed'));
     }, Math.min(LOCK_RENEW_MS, Math.max(50, idleLimitMs / 4)));
     try {
       await transfer.done;
@@ -221,6 +227,7 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
     return uploaded;
   } finally {
     clearInterval(renewer);
-    await locks.release(grant.buildId, holder).catch((err) => ctx.logger.warn({ err }, 'upload lock release failed'));
+    if (locked) await locks.release(grant.buildId, holder).catch((err) => ctx.logger.warn({ err }, 'upload lock release failed'));
+    await budget.release().catch((err) => ctx.logger.warn({ err }, 'upload slot release failed'));
   }
 }

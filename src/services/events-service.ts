@@ -6,9 +6,10 @@ import { requireDeviceKey } from '../threats/device-principal';
 import { hashDeviceId, mergeKey } from '../threats/merge-key';
 import { planWindows } from '../threats/windows';
 import { mergeOneKey } from '../threats/merge-one-key';
-import { windowDoc, type PreparedEvent } from '../threats/window-doc';
+import { claimRecord, countedByWindow, windowDoc, type EventClaim, type PreparedEvent } from '../threats/window-doc';
 import { windowCacheFor } from '../threats/window-cache';
 import type { ThreatMergeDoc } from '../data/threat-merges-repo';
+import { claimEventIds } from '../threats/event-claims';
 
 export const MAX_BATCH = 100;
 /** A device clock may run a little ahead; further than this, an event would sit on top of every list for days. */
@@ -29,9 +30,11 @@ export interface SecurityEventInput {
   buildId?: string | null;
   occurredAt: Date;
   deviceId: string;
+  eventId?: string | null;
 }
 
 const BUILD_ID = /^bld_[A-Za-z0-9_-]{6,40}$/;
+const EVENT_ID = /^[A-Za-z0-9_.:-]{8,64}$/;
 
 function oneOf(list: readonly string[], value: unknown): boolean {
   return typeof value === 'string' && list.includes(value);
@@ -50,6 +53,7 @@ function eventErrors(e: SecurityEventInput, i: number, now: Date): FieldError[] 
   if (e.platform != null && e.platform !== 'android' && e.platform !== 'ios') errors.push(at('platform', 'must be android or ios'));
   if (e.appVersion != null && (e.appVersion.length < 1 || e.appVersion.length > 40)) errors.push(at('appVersion', 'must be 1 to 40 characters'));
   if (e.buildId != null && !BUILD_ID.test(e.buildId)) errors.push(at('buildId', 'must be a build id'));
+  if (e.eventId != null && (typeof e.eventId !== 'string' || !EVENT_ID.test(e.eventId))) errors.push(at('eventId', 'must be 8 to 64 of A-Z a-z 0-9 _ . : -'));
   if (typeof e.deviceId !== 'string' || e.deviceId.length < 8 || e.deviceId.length > 128) errors.push(at('deviceId', 'must be 8 to 128 characters'));
   const t = e.occurredAt instanceof Date ? e.occurredAt.getTime() : NaN;
   if (Number.isNaN(t)) errors.push(at('occurredAt', 'must be a date-time'));
@@ -64,7 +68,7 @@ function validateBatch(events: SecurityEventInput[], now: Date): void {
   if (errors.length) throw validationFailed(errors);
 }
 
-function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput): PreparedEvent {
+function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput, claim?: EventClaim): PreparedEvent {
   const deviceHash = hashDeviceId(deviceIdKey, appId, e.deviceId);
   const identity = {
     appId,
@@ -77,7 +81,9 @@ function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput): Pre
     appVersion: e.appVersion ?? null,
     buildId: e.buildId ?? null,
   };
-  return { ...identity, signals: [...e.signals], key: mergeKey(identity), at: e.occurredAt, confidence: e.confidence };
+  const prepared: PreparedEvent = { ...identity, signals: [...e.signals], key: mergeKey(identity), at: e.occurredAt, confidence: e.confidence };
+  if (claim) prepared.claim = claim;
+  return prepared;
 }
 
 async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -89,20 +95,48 @@ async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promis
 }
 
 /**
- * Ingests a batch of device events (API keys with events:ingest only). Events are grouped by merge key and split into
- * windows in memory first. A key never seen opens its first window with a plain insert, all such keys of the batch in
- * one insertMany, so the common case costs what a raw insert costs. Keys that already have windows go through
- * `mergeOneKey`, which opens new windows by insert (derived ids serialize racing openers) and returns merge records;
- * those are inserted together at the end. Nothing is ever updated, so every step is atomic on its own.
+ * Which events of the batch this request places: all without an event id, and those whose id it claimed (or whose
+ * recent claim it may count again, idempotently). A repeat of an id within the batch, or of one claimed long ago, is
+ * a duplicate here already.
  */
-export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number }> {
+async function claimBatch(ctx: RequestContext, appId: string, events: SecurityEventInput[], now: Date) {
+  const ids = [...new Set(events.flatMap((e) => (e.eventId ? [e.eventId] : [])))];
+  const outcomes = ids.length ? await claimEventIds(ctx.repos.threatEventIds, appId, ids, now) : new Map();
+  const seen = new Set<string>();
+  const placed: { event: SecurityEventInput; claim?: EventClaim }[] = [];
+  let duplicates = 0;
+  for (const event of events) {
+    if (!event.eventId) {
+      placed.push({ event });
+      continue;
+    }
+    const outcome = outcomes.get(event.eventId);
+    if (seen.has(event.eventId) || outcome?.kind !== 'count') duplicates++;
+    else placed.push({ event, claim: { recordId: outcome.recordId, claimedAt: outcome.claimedAt } });
+    seen.add(event.eventId);
+  }
+  return { placed, duplicates };
+}
+
+/**
+ * Ingests a batch of device events (API keys with events:ingest only). Events with an event id are claimed first
+ * (event-claims.ts) and each counted by a merge record of its own whose id derives from the claim, so claim and count
+ * need not be atomic: a retry after a crash between them counts the event, and a retry after success collides on the
+ * record. Events are grouped by merge key and split into windows in memory. A key never seen opens its first window
+ * with a plain insert, all such keys of the batch in one insertMany, so the common case costs what a raw insert costs.
+ * Keys that already have windows go through `mergeOneKey`, which opens new windows by insert (derived ids serialize
+ * racing openers) and returns merge records; those are inserted together at the end. Nothing is ever updated, so
+ * every step is atomic on its own.
+ */
+export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number; duplicates: number }> {
   const principal = requireDeviceKey(ctx, 'events:ingest');
   const now = ctx.clock.now();
   validateBatch(events, now);
+  const { placed, duplicates } = await claimBatch(ctx, principal.appId, events, now);
 
   const byKey = new Map<string, PreparedEvent[]>();
-  for (const e of events) {
-    const prepared = prepare(principal.appId, ctx.deps.deviceIdKey, e);
+  for (const { event, claim } of placed) {
+    const prepared = prepare(principal.appId, ctx.deps.deviceIdKey, event, claim);
     byKey.set(prepared.key, [...(byKey.get(prepared.key) ?? []), prepared]);
   }
 
@@ -113,20 +147,24 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
     const windows = planWindows(group);
     const seen = cache.get(group[0].key) || cache.isOpening(group[0].key);
     if (seen) known.push(group); // this process has seen the key: no first window to open
-    else if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: windows[0].members.length }, 0, now), group });
+    else if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: countedByWindow(windows[0].members) }, 0, now), group });
     else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
   }
+  const records: ThreatMergeDoc[] = [];
   const opened = cache.markOpening(firstWindows.map((w) => w.doc.mergeKey));
   try {
     const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
-    firstWindows.forEach((w, index) => (taken.has(index) ? known.push(w.group) : cache.remember(w.doc.mergeKey, 0, [w.doc])));
+    firstWindows.forEach((w, index) => {
+      if (taken.has(index)) return void known.push(w.group);
+      cache.remember(w.doc.mergeKey, 0, [w.doc]);
+      for (const e of w.group) if (e.claim) records.push(claimRecord(w.doc, { ...e, claim: e.claim }));
+    });
   } finally {
     opened();
   }
 
-  const records: ThreatMergeDoc[] = [];
   await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache))));
-  await ctx.repos.threatMerges.insert(records);
-  return { accepted: events.length };
+  const counted = await ctx.repos.threatMerges.insert(records);
+  // A record that existed: this event was counted by an earlier or concurrent attempt under the same claim.
+  return { accepted: placed.length - counted.size, duplicates: duplicates + counted.size };
 }
-

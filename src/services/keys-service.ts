@@ -7,7 +7,11 @@ import { formatApiKey, formatStaffToken } from '../crypto/credentials';
 import { newSecret, sha256Hex } from '../crypto/secrets';
 import { DomainError, notFound, validationFailed } from '../errors';
 import { randomAlnum } from '../ids';
-import type { StaffRole } from '../data/staff-repo';
+import { STAFF_DEFAULT_TTL_MS, staffExpiry, type StaffDoc, type StaffRole } from '../data/staff-repo';
+import { actorOf, recordAction } from './audit-service';
+
+/** The operator at the command line, when the CLI does not name one. */
+export const OPERATOR = 'operator';
 
 export interface CreateKeyInput {
   appId: string;
@@ -17,7 +21,7 @@ export interface CreateKeyInput {
 }
 
 /** Creates an API key. The full key (with its secret) is returned here once; only a hash of the secret is kept. */
-export async function createApiKey(deps: Deps, input: CreateKeyInput): Promise<{ doc: ApiKeyDoc; key: string }> {
+export async function createApiKey(deps: Deps, input: CreateKeyInput, actor = OPERATOR): Promise<{ doc: ApiKeyDoc; key: string }> {
   const unknown = input.scopes.filter((s) => !isScope(s));
   const errors = [];
   if (input.scopes.length === 0) errors.push({ pointer: '/scopes', message: 'at least one scope is required' });
@@ -40,44 +44,98 @@ export async function createApiKey(deps: Deps, input: CreateKeyInput): Promise<{
     revokedAt: null,
   };
   await deps.repos.apiKeys.insert(doc);
+  await recordAction(deps, { actor, action: 'api_key.created', resource: `api_key:${id}`, appId: app._id, details: { scopes: doc.scopes.join(' '), mode: doc.mode } });
   return { doc, key: formatApiKey(input.mode, id, secret) };
 }
 
 /** Revokes a key: the next request that presents it is refused, on every instance (keys are never cached). */
-export async function revokeApiKey(deps: Deps, id: string): Promise<ApiKeyDoc> {
+export async function revokeApiKey(deps: Deps, id: string, actor = OPERATOR): Promise<ApiKeyDoc> {
   const existing = await deps.repos.apiKeys.findById(id);
   if (!existing) throw notFound('API key');
-  if (!existing.revokedAt) await deps.repos.apiKeys.revoke(id, deps.clock.now());
+  if (!existing.revokedAt) {
+    await deps.repos.apiKeys.revoke(id, deps.clock.now());
+    await recordAction(deps, { actor, action: 'api_key.revoked', resource: `api_key:${id}`, appId: existing.appId });
+  }
   const doc = await deps.repos.apiKeys.findById(id);
   if (!doc) throw notFound('API key');
   return doc;
 }
 
-export async function createStaff(deps: Deps, role: string, name?: string | null): Promise<{ id: string; token: string }> {
+export interface CreateStaffOptions {
+  /** Lifetime of the token; default 12 hours. */
+  ttlMs?: number;
+  actor?: string;
+}
+
+/** Longest lifetime a staff token may be given: a token is a person's working credential, not a service's. */
+export const STAFF_MAX_TTL_MS = 90 * 24 * 3600_000;
+
+export async function createStaff(
+  deps: Deps,
+  role: string,
+  name?: string | null,
+  options: CreateStaffOptions = {},
+): Promise<{ id: string; token: string; expiresAt: Date }> {
   if (role !== 'support' && role !== 'admin') {
     throw new DomainError('validation_failed', 'role must be support or admin', { errors: [{ pointer: '/role', message: 'must be support or admin' }] });
   }
+  const ttlMs = options.ttlMs ?? STAFF_DEFAULT_TTL_MS;
+  if (!Number.isInteger(ttlMs) || ttlMs < 1000 || ttlMs > STAFF_MAX_TTL_MS) {
+    throw validationFailed([{ pointer: '/ttl', message: 'must be from 1 second to 90 days' }]);
+  }
   const id = randomAlnum(20);
   const secret = newSecret();
+  const createdAt = deps.clock.now();
+  const expiresAt = new Date(createdAt.getTime() + ttlMs);
   await deps.repos.staff.insert({
     _id: id,
     role: role as StaffRole,
     name: name?.trim() || null,
     secretHash: sha256Hex(secret),
-    createdAt: deps.clock.now(),
+    createdAt,
+    expiresAt,
     revokedAt: null,
+    lastUsedAt: null,
   });
-  return { id, token: formatStaffToken(id, secret) };
+  await recordAction(deps, { actor: options.actor ?? OPERATOR, action: 'staff.created', resource: `staff:${id}`, details: { role, expiresAt: expiresAt.toISOString() } });
+  return { id, token: formatStaffToken(id, secret), expiresAt };
+}
+
+/** What `staff list` shows of a token: never its secret or hash. */
+export function staffView(doc: StaffDoc) {
+  return {
+    id: doc._id,
+    role: doc.role,
+    name: doc.name,
+    createdAt: doc.createdAt,
+    expiresAt: staffExpiry(doc),
+    revokedAt: doc.revokedAt,
+    lastUsedAt: doc.lastUsedAt ?? null,
+  };
+}
+
+export async function listStaff(deps: Deps) {
+  return (await deps.repos.staff.list()).map(staffView);
+}
+
+/** Revokes a staff token: the next request that presents it is refused, on every instance (never cached). */
+export async function revokeStaff(deps: Deps, id: string, actor = OPERATOR) {
+  const existing = await deps.repos.staff.findById(id);
+  if (!existing) throw notFound('Staff token');
+  const doc = existing.revokedAt ? existing : await deps.repos.staff.revoke(id, deps.clock.now());
+  if (!doc) throw notFound('Staff token');
+  if (!existing.revokedAt) await recordAction(deps, { actor, action: 'staff.revoked', resource: `staff:${id}` });
+  return staffView(doc);
 }
 
 export async function createApiKeyAsStaff(ctx: RequestContext, input: CreateKeyInput) {
   requireStaff(ctx, { write: true });
-  return createApiKey(ctx.deps, input);
+  return createApiKey(ctx.deps, input, actorOf(ctx));
 }
 
 export async function revokeApiKeyAsStaff(ctx: RequestContext, id: string) {
   requireStaff(ctx, { write: true });
-  return revokeApiKey(ctx.deps, id);
+  return revokeApiKey(ctx.deps, id, actorOf(ctx));
 }
 
 export async function listApiKeys(ctx: RequestContext, appId: string): Promise<ApiKeyDoc[]> {

@@ -3,13 +3,12 @@ import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { DomainError } from '../errors';
 import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../oidc/access-tokens';
-import { OidcRefusal, isOidcRefusal } from '../oidc/refusal';
-import { ruleMatches } from '../oidc/rule-policy';
-import { CLOCK_TOLERANCE_S, verifyOidcToken, type VerifiedOidcToken } from '../oidc/token-verifier';
+import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal';
+import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
+import { CLOCK_TOLERANCE_S, verifyOidcToken } from '../oidc/token-verifier';
 import type { Scope } from '../auth/scopes';
-import { decodeJwt } from 'jose';
 import { provenanceFromClaims } from './builds/provenance';
-import { recordAudit } from './audit-service';
+import { recordAggregatedAudit, recordAudit } from './audit-service';
 
 export interface OidcExchangeResult {
   accessToken: string;
@@ -22,28 +21,37 @@ export interface OidcExchangeResult {
 /** The one answer to every refusal, whatever its cause: the caller learns nothing about apps, rules or checks. */
 const refusedError = () => new DomainError('unauthorized', 'The token could not be exchanged.');
 
-async function matchingRules(ctx: RequestContext, app: AppDoc, token: VerifiedOidcToken): Promise<OidcRuleDoc[]> {
-  const rules = await ctx.repos.oidcRules.listForApp(app._id); // oldest first
-  return rules.filter((rule) => ruleMatches(rule, token));
+/** Refusals of a signed token outside its validity window: it proves nothing about who sends it now. */
+const UNPROVEN_REASONS: RefusalReason[] = ['expired', 'not_yet_valid'];
+
+/** A refusal of a verified token, with how each rule of the app judged it (for the owner's audit trail). */
+class RuleRefusal extends OidcRefusal {
+  constructor(
+    reason: 'not_trusted',
+    verifiedClaims: Readonly<Record<string, unknown>>,
+    readonly rules: RuleOutcome[],
+  ) {
+    super(reason, verifiedClaims);
+  }
 }
 
 async function exchange(ctx: RequestContext, unverifiedToken: string, unverifiedAppId: string): Promise<OidcExchangeResult> {
   const { config } = ctx.deps;
   const token = await verifyOidcToken(ctx.deps.oidcKeys, { issuer: config.oidcIssuer, audience: config.publicBaseUrl, now: ctx.clock.now() }, unverifiedToken);
-  const app = await ctx.repos.apps.findById(unverifiedAppId);
-  if (!app) throw new OidcRefusal('unknown_app', token.sub);
-  const rules = await matchingRules(ctx, app, token);
-  if (rules.length === 0) throw new OidcRefusal('not_trusted', token.sub);
+  const app: AppDoc | null = await ctx.repos.apps.findById(unverifiedAppId);
+  if (!app) throw new OidcRefusal('unknown_app', token.claims);
+  const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(app._id), token.claims); // oldest first
+  if (evaluation.refusal) throw new OidcRefusal(evaluation.refusal, token.claims); // the verifier already refused these
+  const rules: OidcRuleDoc[] = evaluation.matched;
+  if (rules.length === 0) throw new RuleRefusal('not_trusted', token.claims, evaluation.rules);
 
   // jti is claimed before the token is minted, and kept until exp + leeway, so a replay inside the leeway still
   // fails; the unique id in shared storage gives exactly one winner across instances.
   const keepUntil = new Date((token.exp + CLOCK_TOLERANCE_S) * 1000);
-  if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.sub);
+  if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.claims);
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
-  // verifyOidcToken checked the signature over exactly these bytes, so this payload is the verified one.
-  const verifiedPayload = decodeJwt(unverifiedToken) as Record<string, unknown>;
-  await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(verifiedPayload), minted.expiresAt);
+  await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(token.claims), minted.expiresAt);
   await recordAudit(ctx.deps, {
     appId: app._id,
     action: 'oidc.exchanged',
@@ -59,8 +67,33 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
   const fields = { appId: unverifiedAppId.slice(0, 64), reason: refusal.reason };
   if (refusal.reason === 'jwks_unavailable') ctx.logger.warn(fields, 'oidc exchange refused: issuer keys unavailable');
   else ctx.logger.info(fields, 'oidc exchange refused');
-  // An unknown app has no audit trail to write to (recordAudit skips it).
-  await recordAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', subject: refusal.subject, reason: refusal.reason });
+  // An unknown app has no audit trail to write to (the recorder skips it).
+  const verified = refusal.verifiedClaims;
+  const jti = verified && typeof verified.jti === 'string' && verified.jti.length > 0 ? verified.jti : null;
+  if (verified === null || jti === null || UNPROVEN_REASONS.includes(refusal.reason)) {
+    // Nothing proven about who sends it now (an expired token may be a leaked one replayed): no claims, and one
+    // counted entry per app, reason and minute.
+    await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason });
+    return;
+  }
+  // A live token signed by the issuer: the owner sees the claims rules look at and why each rule did not match,
+  // once per token (its repetitions are counted in the same entry).
+  const rules = refusal instanceof RuleRefusal ? refusal.rules : await ruleOutcomes(ctx, unverifiedAppId, verified);
+  await recordAggregatedAudit(ctx.deps, {
+    appId: unverifiedAppId,
+    action: 'oidc.denied',
+    reason: refusal.reason,
+    bucket: `jti:${ctx.deps.config.oidcIssuer}:${jti}`,
+    subject: refusal.subject,
+    claims: { ...ruleClaimsOf(verified) },
+    rules,
+  });
+}
+
+/** How each rule of the app judges the claims (empty for an unknown app). */
+async function ruleOutcomes(ctx: RequestContext, appId: string, claims: Readonly<Record<string, unknown>>): Promise<RuleOutcome[]> {
+  if (!(await ctx.repos.apps.findById(appId))) return [];
+  return evaluateRules(await ctx.repos.oidcRules.listForApp(appId), claims).rules;
 }
 
 /**

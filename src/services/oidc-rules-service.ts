@@ -8,7 +8,7 @@ import { grantedScopes, ruleErrors, type RuleInput } from '../oidc/rule-policy';
 import { recordAudit } from './audit-service';
 
 /** Who changed a rule, for the audit entry: an id, never a secret. */
-function actorOf(principal: Principal): string | null {
+export function actorOf(principal: Principal): string | null {
   switch (principal.kind) {
     case 'api_key':
       return `key:${principal.keyId}`;
@@ -39,6 +39,7 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     scopes: grantedScopes(input.scopes),
     repositoryId: input.repositoryId ?? null,
     repositoryOwnerId: input.repositoryOwnerId ?? null,
+    events: input.events ?? null,
     createdAt: ctx.clock.now(),
   });
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_RULES_PER_APP} trust rules` }], 'The app has too many trust rules.');

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import { authorizeForApp } from '../auth/authorize';
 import { DomainError, notFound, validationFailed } from '../errors';
-import { DETECTIONS, THREAT_VERDICTS, type Detection, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
+import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
@@ -55,16 +55,19 @@ function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
 
 /** Threats as readers see them: with the occurrences later requests merged into them (count, last time, confidence). */
 async function withMerged(ctx: RequestContext, appId: string, docs: ThreatDoc[]): Promise<ThreatDoc[]> {
-  const sums = await ctx.repos.threatMerges.sums(appId, docs.map((d) => d._id));
+  const sums = await ctx.repos.threatMerges.sums(appId, docs);
   return docs.map((d) => {
-    const more = sums.get(d._id);
-    if (!more) return d;
-    return {
-      ...d,
-      count: d.count + more.count,
-      lastOccurredAt: more.last > d.lastOccurredAt ? more.last : d.lastOccurredAt,
-      confidence: Math.max(d.confidence, more.confidence),
-    };
+    // Folded records (older ones, summed by the retention sweep) and the recent ones not folded yet.
+    const parts = [d.folded, sums.get(d._id)].filter((p): p is Occurrences => p !== undefined);
+    return parts.reduce(
+      (t, more) => ({
+        ...t,
+        count: t.count + more.count,
+        lastOccurredAt: more.last > t.lastOccurredAt ? more.last : t.lastOccurredAt,
+        confidence: Math.max(t.confidence, more.confidence),
+      }),
+      d,
+    );
   });
 }
 
@@ -125,6 +128,7 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
   await requireApp(ctx, input.appId);
 
   const buckets = new Map<string, { day: string; detection: Detection; threats: number; events: number; devices: Set<string> }>();
+  const foldedUpTo = new Map<string, number>();
   let seen = 0;
   for await (const row of ctx.repos.threats.statsRows(input.appId, input.from, input.to, MAX_STATS_WINDOWS)) {
     if (++seen > MAX_STATS_WINDOWS) {
@@ -134,7 +138,8 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
     const id = `${day}|${row.detection}`;
     const bucket = buckets.get(id) ?? { day, detection: row.detection, threats: 0, events: 0, devices: new Set<string>() };
     bucket.threats += 1;
-    bucket.events += row.count;
+    bucket.events += row.count + (row.folded?.count ?? 0);
+    foldedUpTo.set(row._id, row.folded?.upTo.getTime() ?? 0);
     bucket.devices.add(row.deviceHash);
     buckets.set(id, bucket);
   }
@@ -144,9 +149,32 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
       throw validationFailed([{ pointer: '/to', message: `more than ${MAX_STATS_WINDOWS} threats in range; narrow it` }]);
     }
     const bucket = buckets.get(`${row.threatOccurredAt.toISOString().slice(0, 10)}|${row.detection}`);
-    if (bucket) bucket.events += row.count;
+    // A record older than its threat's fold is in the fold already (it waits to be deleted).
+    if (bucket && row.createdAt.getTime() >= (foldedUpTo.get(row.threatId) ?? 0)) bucket.events += row.count;
   }
   return [...buckets.values()]
     .sort((a, b) => a.day.localeCompare(b.day) || a.detection.localeCompare(b.detection))
     .map((b) => ({ day: b.day, detection: b.detection, threats: b.threats, events: b.events, devices: b.devices.size }));
+}
+
+/** Threats read per page of an export: memory stays at one page whatever the range. */
+const EXPORT_PAGE = 500;
+
+/**
+ * Every threat of the app first seen in [from, to), newest first, as readers see them (merged occurrences included),
+ * read in keyset pages: the caller pulls the next page only when it has written the last one, so memory is one page
+ * whatever the range, and the order is as stable as the list's while events arrive or a retention sweep runs.
+ */
+export async function* exportThreats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): AsyncGenerator<ThreatDoc> {
+  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  if (!(input.from.getTime() < input.to.getTime())) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
+  await requireApp(ctx, input.appId);
+  let after: { occurredAt: Date; id: string } | undefined;
+  for (;;) {
+    const page = await ctx.repos.threats.list(input.appId, { from: input.from, to: input.to }, EXPORT_PAGE, after);
+    yield* await withMerged(ctx, input.appId, page.data);
+    const last = page.data[page.data.length - 1];
+    if (!page.hasMore || !last) return;
+    after = { occurredAt: last.occurredAt, id: last._id };
+  }
 }

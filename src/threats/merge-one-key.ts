@@ -2,7 +2,7 @@ import type { Occurrences, ThreatDoc, ThreatsRepo } from '../data/threats-repo';
 import { ThreatMergesRepo, type ThreatMergeDoc } from '../data/threat-merges-repo';
 import { MERGE_WINDOW_MS, threatIdFor } from './merge-key';
 import { contains } from './windows';
-import { windowDoc, type PreparedEvent } from './window-doc';
+import { claimRecord, countedByWindow, windowDoc, type PreparedEvent } from './window-doc';
 import type { WindowCache } from './window-cache';
 
 /** Late events: how many generations below the newest are searched for a window that holds them. */
@@ -30,12 +30,16 @@ interface Repos {
  * The same event ingested twice at once therefore ends in one window. Racing events of different times of one key end
  * as if the later had been ingested first: the earlier is then a late event and opens its own window (a window never
  * moves its first occurrence, the sort key). Counts are exact either way.
+ *
+ * Events with an event id are never counted by a window document, only by a merge record of their own whose id
+ * derives from their claim (claimRecord), so placing such an event again, after a retry, counts it at most once.
  */
 export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache): Promise<ThreatMergeDoc[]> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
   const { key, appId } = sorted[0];
   const windows = new Map<number, ThreatDoc>();
   const merged = new Map<string, { window: ThreatDoc; occ: Occurrences }>();
+  const claimed: ThreatMergeDoc[] = [];
   let newest = -1;
   // What this process already knows of the key (see WindowCache): a repeat inside the frontier window, or after it,
   // needs no read. A late event (before the frontier began) searches as usual.
@@ -84,6 +88,7 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
   };
 
   const add = (window: ThreatDoc, e: PreparedEvent) => {
+    if (e.claim) return void claimed.push(claimRecord(window, { ...e, claim: e.claim }));
     const prior = merged.get(window._id)?.occ;
     merged.set(window._id, {
       window,
@@ -101,9 +106,10 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     let j = i + 1;
     while (j < sorted.length && sorted[j].at.getTime() - first.at.getTime() <= MERGE_WINDOW_MS) j++;
     const members = sorted.slice(i, j);
-    const doc = windowDoc(first, { first: first.at, last: members[members.length - 1].at, confidence: Math.max(...members.map((m) => m.confidence)), count: members.length }, generation, receivedAt);
+    const doc = windowDoc(first, { first: first.at, last: members[members.length - 1].at, confidence: Math.max(...members.map((m) => m.confidence)), count: countedByWindow(members) }, generation, receivedAt);
     if (!(await repos.threats.insertWindow(doc))) return 0;
     windows.set(generation, doc);
+    for (const m of members) if (m.claim) claimed.push(claimRecord(doc, { ...m, claim: m.claim }));
     return members.length;
   };
 
@@ -139,7 +145,7 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
   if (newest >= 0) cache.remember(key, newest, windows.values());
 
   // The caller inserts the records of every key of the request at once, after every window is open.
-  return [...merged.values()].map(({ window, occ }) => ({
+  const perRequest = [...merged.values()].map(({ window, occ }) => ({
     _id: ThreatMergesRepo.newId(),
     appId,
     threatId: window._id,
@@ -151,4 +157,5 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     deviceHash: window.deviceHash,
     createdAt: receivedAt,
   }));
+  return [...perRequest, ...claimed];
 }

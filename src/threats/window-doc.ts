@@ -1,4 +1,5 @@
 import type { ThreatDoc } from '../data/threats-repo';
+import type { ThreatMergeDoc } from '../data/threat-merges-repo';
 import { threatIdFor, type MergeIdentity } from './merge-key';
 import { windowEnd } from './windows';
 
@@ -12,6 +13,13 @@ export interface PreparedEvent extends MergeIdentity {
   key: string;
   at: Date;
   confidence: number;
+  /** Events with a client event id: counted by a merge record of their own, whose id derives from the claim. */
+  claim?: EventClaim;
+}
+
+export interface EventClaim {
+  recordId: string;
+  claimedAt: Date;
 }
 
 export interface WindowSeed {
@@ -46,3 +54,22 @@ export function windowDoc(event: PreparedEvent, seed: WindowSeed, generation: nu
 }
 
 export const seedOf = (event: PreparedEvent): WindowSeed => ({ first: event.at, last: event.at, confidence: event.confidence, count: 1 });
+
+/** Members a window document counts itself: those without an event id (each of those has its own merge record). */
+export const countedByWindow = (members: readonly PreparedEvent[]): number => members.filter((m) => !m.claim).length;
+
+/** The merge record of one event with an event id, in the window that holds it. */
+export function claimRecord(window: ThreatDoc, e: PreparedEvent & { claim: EventClaim }): ThreatMergeDoc {
+  return {
+    _id: e.claim.recordId,
+    appId: window.appId,
+    threatId: window._id,
+    count: 1,
+    last: e.at,
+    confidence: e.confidence,
+    threatOccurredAt: window.occurredAt,
+    detection: window.detection,
+    deviceHash: window.deviceHash,
+    createdAt: e.claim.claimedAt,
+  };
+}

@@ -2,3 +2,4 @@ export * from './upload-token';
 export * from './upload-locks-repo';
 export * from './verifying-stream';
 export * from './stream-to-store';
+export * from './upload-budget';

@@ -1,4 +1,4 @@
-// Protects: the error model at the REST edge: RFC 9457 problems for every error, 404/405/415/400/422 as the contract
+// Protects: the error model at the REST edge: RFC 9457 problems for every error, 404/405/400/422 as the contract
 // lists them per operation, the version header on every response, and masked unexpected errors logged with their id.
 import { Writable } from 'node:stream';
 import { startHarness, bearer, json, type Harness, readJson } from '../support/harness';
@@ -48,13 +48,17 @@ it('answers an unknown path 404 and a wrong method 405 with Allow', async () => 
   expect(res.headers.get('allow')).toBe('GET');
 });
 
-it('answers malformed JSON 400 and a wrong media type 415', async () => {
+it('answers malformed JSON 400, and a wrong media type 400 unsupported_media_type on the seed operations (none lists 415)', async () => {
   await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: json(key), body: '{"platform": "android",' }), 400, 'malformed_request');
-  await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'text/plain' }, body: 'hello' }), 415, 'unsupported_media_type');
-  await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/xml' }, body: '<a/>' }), 415, 'unsupported_media_type');
+  await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'text/plain' }, body: 'hello' }), 400, 'unsupported_media_type');
+  await expectProblem(await h.api('/v1/builds', { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/xml' }, body: '<a/>' }), 400, 'unsupported_media_type');
+  await expectProblem(await h.api('/v1/auth/oidc', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'token' }), 400, 'unsupported_media_type');
+  const device = (await h.newKey((await h.newApp()).appId, ['attest:verify'])).key;
+  await expectProblem(await h.api('/v1/attest/verify', { method: 'POST', headers: { ...bearer(device), 'content-type': 'text/plain' }, body: 'x' }), 400, 'unsupported_media_type');
   // The upload takes raw bytes: a JSON body is the wrong media type, not malformed JSON.
   const upload = await h.api(`/v1/uploads/${'x'.repeat(40)}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"not":"bytes"' });
-  expect(upload.status).toBe(415);
+  expect(upload.status).toBe(400);
+  expect((await readJson(upload)).code).toBe('unsupported_media_type');
   expect(upload.headers.get('ratelimit-limit')).toBeNull();
 });
 

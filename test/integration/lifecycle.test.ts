@@ -1,4 +1,5 @@
-// Protects: the process lifecycle: a bad configuration stops start-up with one clear line; /healthz and /readyz;
+// Protects: the process lifecycle: a bad configuration stops start-up with one clear line (and so does production
+// without KEY_ENCRYPTION_KEY); /healthz and /readyz;
 // SIGTERM lets in-flight requests finish before the process exits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -48,6 +49,15 @@ it('refuses to start on a bad configuration, with one line', async () => {
   const svc = startService({ PORT: 'eighty' });
   expect(await svc.exited).toBe(1);
   expect(svc.stderr().trim()).toBe('shieldgate: configuration error: PORT must be an integer, got "eighty"');
+});
+
+it('refuses to start in production without a key-encryption key, saying how to make one', async () => {
+  const svc = startService({ NODE_ENV: 'production', KEY_ENCRYPTION_KEY: '', ALLOW_UNSEALED_KEYS: '' });
+  expect(await svc.exited).toBe(1);
+  const lines = svc.stderr().trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain('KEY_ENCRYPTION_KEY is required in production');
+  expect(lines[0]).toContain('openssl rand -base64 32');
 });
 
 it('answers health and readiness, and drains an in-flight request on SIGTERM', async () => {

@@ -22,6 +22,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   issuer = await startOidcIssuer();
   h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on' } });
+  issuer.bind({ audience: h.baseUrl, now: () => h.clock.now() });
   // Capture every log line the service writes, to prove no token ever reaches one.
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -36,7 +37,8 @@ afterAll(async () => {
   await issuer.close();
 });
 
-const claims = (overrides: Record<string, unknown> = {}) => issuer.claims({ audience: h.baseUrl, now: h.clock.now() }, overrides);
+// GitHub's token, field for field (test/support/oidc-issuer.ts), with overrides.
+const claims = (overrides: Record<string, unknown> = {}) => issuer.githubClaims(overrides);
 // Each request from its own client address: the anonymous rate-limit bucket is per address and shared by the run.
 const clientAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
 
@@ -62,7 +64,7 @@ async function newAppWithRules(rules: Array<Record<string, unknown>>, plan = 'st
 }
 
 async function accessTokenFor(appId: string, overrides: Record<string, unknown> = {}) {
-  const res = await exchange(issuer.sign(claims(overrides)), appId);
+  const res = await exchange(issuer.mint(overrides), appId);
   expect(res.status).toBe(200);
   return (await readJson(res)) as { accessToken: string; scopes: string[]; expiresIn: number; appId: string; tokenType: string };
 }
@@ -143,7 +145,7 @@ describe('every refusal is the same 401', () => {
       // [label, token, app, expected reason (null: nothing to audit against)]
       ['unknown app', issuer.sign(claims()), 'app_doesnotexist00', null],
       ['no rules', issuer.sign(claims()), noRulesApp, 'not_trusted'],
-      ['other branch', issuer.sign(claims({ sub: 'repo:acme/mobile-app:ref:refs/heads/dev' })), appId, 'not_trusted'],
+      ['other branch', issuer.sign(claims({ ref: 'refs/heads/dev' })), appId, 'not_trusted'],
       ['sub of another repository', issuer.sign(claims({ sub: 'repo:evil/mobile-app:ref:refs/heads/main' })), appId, 'subject_mismatch'],
       ['expired', issuer.sign(claims({ iat: now - 400, nbf: now - 400, exp: now - 61 })), appId, 'expired'],
       ['replayed', replayed, appId, 'replayed'],
@@ -185,16 +187,26 @@ describe('every refusal is the same 401', () => {
       detail: 'The token could not be exchanged.',
     });
 
-    // The reasons, newest first in the audit: one entry per refusal against an existing app, in order.
+    // The reasons: an entry per refusal of a verified token; refusals before verification counted per reason and minute.
     const expected = cases.filter(([, , , reason]) => reason !== null);
     const denied = [...(await auditOf(appId, 'oidc.denied')), ...(await auditOf(noRulesApp, 'oidc.denied'))];
     for (const [label, , app, reason] of expected) {
       expect({ label, found: denied.some((d) => d.appId === app && d.reason === reason) }).toEqual({ label, found: true });
     }
-    expect(denied).toHaveLength(expected.length);
+    expect(denied.reduce((sum, d) => sum + (d.count ?? 1), 0)).toBe(expected.length);
+    const unverified = ['bad_signature', 'algorithm', 'forbidden_header', 'no_kid', 'key_size', 'malformed', 'expired'];
+    for (const reason of unverified) {
+      const entries = denied.filter((d) => d.reason === reason);
+      expect({ reason, entries: entries.length, count: entries[0].count, claims: entries[0].claims ?? null }).toEqual({
+        reason,
+        entries: 1,
+        count: expected.filter(([, , , r]) => r === reason).length,
+        claims: null,
+      });
+    }
     // The subject is recorded once the signature is verified, and never when it is not.
     expect(denied.find((d) => d.reason === 'subject_mismatch')?.subject).toBe('repo:evil/mobile-app:ref:refs/heads/main');
-    expect(denied.find((d) => d.reason === 'expired')?.subject).toBe('repo:acme/mobile-app:ref:refs/heads/main');
+    expect(denied.find((d) => d.reason === 'expired')?.subject).toBeNull(); // signed, but it proves nothing about who sends it now
     expect(denied.find((d) => d.reason === 'bad_signature')?.subject).toBeNull();
     expect(denied.find((d) => d.reason === 'algorithm')?.subject).toBeNull();
     // An unknown app has no trail: it is logged, without the token.
@@ -226,7 +238,14 @@ describe('every refusal is the same 401', () => {
     const res = await h.api(`/v1/apps/${appId}/audit-events?action=oidc.denied`, { headers: bearer(adminKey) });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(JSON.parse(text).data[0]).toMatchObject({ action: 'oidc.denied', reason: 'pull_request', subject: 'repo:acme/mobile-app:ref:refs/heads/main' });
+    expect(JSON.parse(text).data[0]).toMatchObject({
+      action: 'oidc.denied',
+      reason: 'pull_request',
+      subject: 'repo:acme/mobile-app:ref:refs/heads/main',
+      count: 1,
+      claims: { repository: 'acme/mobile-app', event_name: 'pull_request', environment: null },
+      rules: [{ id: expect.stringMatching(/^rul_/), matched: true, failed: null }],
+    });
     expect(text).not.toContain(token.split('.')[2]);
   });
 });
@@ -305,7 +324,7 @@ describe('access tokens', () => {
   it('stop working at once when a rule that produced them is deleted', async () => {
     const { appId, adminKey, ruleIds } = await newAppWithRules([MAIN_RULE, { ...MAIN_RULE, scopes: ['builds:read'] }, { ...MAIN_RULE, subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev' }]);
     const both = await accessTokenFor(appId);
-    const devOnly = await accessTokenFor(appId, { sub: 'repo:acme/mobile-app:ref:refs/heads/dev' });
+    const devOnly = await accessTokenFor(appId, { ref: 'refs/heads/dev' });
     expect((await h.api('/v1/whoami', { headers: bearer(both.accessToken) })).status).toBe(200);
     expect((await h.api(`/v1/apps/${appId}/oidc-rules/${ruleIds[1]}`, { method: 'DELETE', headers: bearer(adminKey) })).status).toBe(204);
     expect((await h.api('/v1/whoami', { headers: bearer(both.accessToken) })).status).toBe(401);
@@ -333,7 +352,7 @@ describe('access tokens', () => {
     );
     const jobA = await accessTokenFor(appId);
     const jobB = await accessTokenFor(appId);
-    const devJob = await accessTokenFor(appId, { sub: 'repo:acme/mobile-app:ref:refs/heads/dev' });
+    const devJob = await accessTokenFor(appId, { ref: 'refs/heads/dev' });
     const remaining = async (token: string) => {
       const res = await h.api('/v1/whoami', { headers: bearer(token) });
       expect(res.headers.get('ratelimit-limit')).toBe(String(PLAN_LIMITS.hatchling));
@@ -386,5 +405,104 @@ describe('secrets', () => {
     }
     const everything = [...stored, ...logLines].join('\n');
     for (const secret of secrets) expect(everything.includes(secret)).toBe(false);
+  });
+});
+
+describe('refusals explained to app owners', () => {
+  it('records, for a verified token, the claims rules look at and the first failing check of every rule', async () => {
+    const { appId, ruleIds } = await newAppWithRules([
+      { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev', scopes: ['builds:write'] },
+      { ...MAIN_RULE, workflowRef: 'acme/mobile-app/.github/workflows/deploy.yml@refs/heads/main' },
+      { ...MAIN_RULE, events: ['release'] },
+    ]);
+    const token = issuer.mint({ environment: 'production' });
+    expect((await exchange(token, appId)).status).toBe(401);
+    const [entry] = await auditOf(appId, 'oidc.denied');
+    expect(entry.reason).toBe('not_trusted');
+    expect(entry.claims).toEqual({
+      sub: 'repo:acme/mobile-app:environment:production',
+      repository: 'acme/mobile-app',
+      repository_id: '123456789',
+      repository_owner_id: '4242',
+      ref: 'refs/heads/main',
+      environment: 'production',
+      event_name: 'push',
+      job_workflow_ref: WORKFLOW,
+    });
+    expect(entry.rules).toEqual([
+      { id: ruleIds[0], matched: false, failed: { check: 'subjectPattern.ref', expected: 'refs/heads/dev', actual: 'refs/heads/main' } },
+      { id: ruleIds[1], matched: false, failed: { check: 'workflowRef', expected: 'acme/mobile-app/.github/workflows/deploy.yml@refs/heads/main', actual: WORKFLOW } },
+      { id: ruleIds[2], matched: false, failed: { check: 'events', expected: 'release', actual: 'push' } },
+    ]);
+    // Never the token nor a part of it.
+    const stored = JSON.stringify(entry);
+    for (const part of token.split('.')) expect(stored.includes(part)).toBe(false);
+    // A release of the same workflow is let in by the third rule.
+    expect((await exchange(issuer.mint({ event_name: 'release' }), appId)).status).toBe(200);
+  });
+
+  it('records the claims of a verified token refused before the rules (pull request)', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    expect((await exchange(issuer.mint({ event_name: 'pull_request_target' }), appId)).status).toBe(401);
+    const [entry] = await auditOf(appId, 'oidc.denied');
+    expect(entry).toMatchObject({ reason: 'pull_request', subject: 'repo:acme/mobile-app:ref:refs/heads/main', claims: { event_name: 'pull_request_target' } });
+    expect(entry.rules).toEqual([{ id: expect.any(String), matched: true, failed: null }]);
+  });
+
+  it('keeps one entry per refused token, counting its repetitions', async () => {
+    const { appId } = await newAppWithRules([{ subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/dev', scopes: ['builds:write'] }]);
+    const token = issuer.mint();
+    for (let i = 0; i < 3; i++) expect((await exchange(token, appId)).status).toBe(401);
+    expect((await exchange(issuer.mint(), appId)).status).toBe(401);
+    const denied = await auditOf(appId, 'oidc.denied');
+    expect(denied.map((d) => d.count).sort()).toEqual([1, 3]);
+    expect(denied.every((d) => d.reason === 'not_trusted' && d.claims?.ref === 'refs/heads/main' && d.rules?.length === 1)).toBe(true);
+  });
+
+  it('counts refusals that prove nothing in one entry per app, reason and minute, even under a race', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const impostor = issuer.newKey('RS256', issuer.keys.rsa.kid);
+    h.clock.advance(60_000 - (h.clock.now().getTime() % 60_000)); // the start of a minute
+    const forged = () => issuer.sign(claims(), { key: impostor });
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => exchange(forged(), appId).then((r) => r.status)));
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    expect((await exchange('x'.repeat(40), appId)).status).toBe(401);
+    let denied = await auditOf(appId, 'oidc.denied');
+    const summary = denied.map((d) => [d.reason, d.count, d.subject, d.claims ?? null]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(summary).toEqual([
+      ['bad_signature', 12, null, null],
+      ['malformed', 1, null, null],
+    ]);
+    h.clock.advance(59_000);
+    await exchange(forged(), appId);
+    expect((await auditOf(appId, 'oidc.denied')).find((d) => d.reason === 'bad_signature')?.count).toBe(13);
+    h.clock.advance(1_000); // the next minute: a new entry
+    await exchange(forged(), appId);
+    denied = await auditOf(appId, 'oidc.denied');
+    expect(denied.filter((d) => d.reason === 'bad_signature').map((d) => d.count)).toEqual([1, 13]);
+  });
+});
+
+describe('events', () => {
+  it('refuses workflow_run unless a matching rule lists it', async () => {
+    const plain = await newAppWithRules([MAIN_RULE]);
+    expect((await exchange(issuer.mint({ event_name: 'workflow_run' }), plain.appId)).status).toBe(401);
+    expect((await auditOf(plain.appId, 'oidc.denied'))[0].rules?.[0].failed).toMatchObject({ check: 'events', actual: 'workflow_run' });
+    const listed = await newAppWithRules([{ ...MAIN_RULE, events: ['push', 'workflow_run'] }]);
+    expect((await exchange(issuer.mint({ event_name: 'workflow_run' }), listed.appId)).status).toBe(200);
+    expect((await exchange(issuer.mint({ event_name: 'workflow_dispatch' }), listed.appId)).status).toBe(401);
+  });
+
+  it('accepts subjects in the immutable and customised forms on the rule written with names', async () => {
+    const { appId } = await newAppWithRules([{ ...MAIN_RULE, repositoryId: '123456789', repositoryOwnerId: '4242' }]);
+    for (const sub of [
+      'repo:acme@4242/mobile-app@123456789:ref:refs/heads/main',
+      `repo:acme/mobile-app:ref:refs/heads/main:job_workflow_ref:${WORKFLOW}`,
+      'repository_owner_id:4242:repository_id:123456789:ref:refs/heads/main',
+    ]) {
+      expect({ sub, status: (await exchange(issuer.mint({ sub }), appId)).status }).toEqual({ sub, status: 200 });
+    }
+    expect((await exchange(issuer.mint({ sub: 'repository_owner_id:1:repository_id:123456789:ref:refs/heads/main' }), appId)).status).toBe(401);
+    expect((await auditOf(appId, 'oidc.denied'))[0].reason).toBe('subject_unrecognized');
   });
 });

@@ -1,6 +1,7 @@
 // Protects: trust rules under /v1/apps/{id}/oidc-rules (CONTRACT.md, Trust rules; spec Authentication rule 6):
 // create (rules:write) 201, list (rules:read) oldest first, delete (rules:write) 204; refusals as 422 with field
-// errors (wildcard owner, `*` repository, no real restriction, device or rules scopes, more than 20 rules, also
+// errors (wildcard owner, `*` repository, no real restriction, device or rules scopes, a pull-request event in
+// `events`, more than 8 `*` in a pattern, more than 20 rules, also
 // under concurrent creation); another app's id 404; missing scope 403; audit entries oidc.rule_created and
 // oidc.rule_deleted; the same operations for staff over GraphQL (support reads, admin writes).
 import { startHarness, bearer, json, type Harness } from '../support/harness';
@@ -39,11 +40,12 @@ it('creates, lists (oldest first) and deletes rules, auditing each change', asyn
     scopes: ['builds:write'],
     repositoryId: '123456789',
     repositoryOwnerId: '4242',
+    events: ['push', 'release', 'workflow_dispatch'],
   };
   const first = await create(appId, key, MAIN);
   expect(first.status).toBe(201);
   const a = await readJson(first);
-  expect(a).toEqual({ id: expect.stringMatching(/^rul_/), appId, ...MAIN, workflowRef: null, environment: null, repositoryId: null, repositoryOwnerId: null, createdAt: h.clock.now().toISOString() });
+  expect(a).toEqual({ id: expect.stringMatching(/^rul_/), appId, ...MAIN, workflowRef: null, environment: null, repositoryId: null, repositoryOwnerId: null, events: null, createdAt: h.clock.now().toISOString() });
   h.clock.advance(1000);
   const b = await readJson(await create(appId, key, full));
   expect(b).toMatchObject(full);
@@ -74,6 +76,9 @@ it.each([
   ['a device scope', { scopes: ['attest:verify'] }, '/scopes/0', ''],
   ['a device scope (events)', { scopes: ['builds:read', 'events:ingest'] }, '/scopes/1', ''],
   ['a rules scope', { scopes: ['rules:write'] }, '/scopes/0', ''],
+  ['a pull_request event', { events: ['push', 'pull_request'] }, '/events/1', 'pull-request'],
+  ['a pull_request_target event', { events: ['pull_request_target'] }, '/events/0', 'pull-request'],
+  ['a pattern with 9 *', { subjectPattern: 'repo:acme/mobile-app:ref:refs/tags/v*.*.*-*-*-*-*-*-*' }, '/subjectPattern', 'at most 8 *'],
   ['a wildcard workflowRef', { workflowRef: 'acme/mobile-app/.github/workflows/*.yml@refs/heads/main' }, '/workflowRef', 'no wildcard'],
 ])('refuses %s with 422 and a field error', async (_label, patch, pointer, message) => {
   const { appId, key } = await ownedApp();

@@ -29,7 +29,7 @@ describe('ingest', () => {
   it('accepts a batch with 202 and lists the event as a Threat, without the device id', async () => {
     const a = await freshApp();
     const res = await ingest(h.baseUrl, a.device, [event(t0, { buildId: 'bld_7Hq2LmXa9c' })]);
-    expect(res).toEqual({ status: 202, body: { accepted: 1 } });
+    expect(res).toEqual({ status: 202, body: { accepted: 1, duplicates: 0 } });
     const page = await list(h, a.reader, a.appId);
     expect(page.status).toBe(200);
     expect(page.body).toEqual({
@@ -109,7 +109,7 @@ describe('merge rule', () => {
   it('merges within one batch, and splits a batch into windows', async () => {
     const a = await freshApp();
     const batch = [0, 1, 2, 3, 4, 6, 7].map((m) => event(after(t0, minutes(m)))).reverse(); // order must not matter
-    expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 7 });
+    expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 7, duplicates: 0 });
     const threats = await listAll(h, a.reader, a.appId);
     expect(threats.map((t) => [t.occurredAt, t.count])).toEqual([
       [after(t0, minutes(6)).toISOString(), 2],
@@ -200,6 +200,9 @@ describe('validation', () => {
     ['occurredAt', { occurredAt: 'yesterday' }],
     ['signals', { signals: Array.from({ length: 33 }, (_, i) => `s${i}`) }],
     ['signals/0', { signals: [''] }],
+    ['eventId', { eventId: 'short' }],
+    ['eventId', { eventId: 'e'.repeat(65) }],
+    ['eventId', { eventId: 'evt 0001 with spaces' }],
   ])('names the event index in the pointer: %s %j', async (field, override) => {
     const events = [event(t0), event(t0), event(t0), event(t0, override)];
     const res = await problem({ events });

@@ -3,13 +3,13 @@
  * manual clock, responses validated against the OpenAPI file. Factories create apps, keys and staff directly
  * through the services (the same code the operator CLI runs).
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { loadConfig, type Config } from '../../src/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createHttpApp } from '../../src/http/app';
+import { createHttpServer } from '../../src/http/server';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/logger';
 import type { Deps } from '../../src/deps';
@@ -59,7 +59,8 @@ export function testBedEnv(): Record<string, string> {
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const bed = testBedEnv();
   const dbName = `t_${randomBytes(6).toString('hex')}`;
-  const server = http.createServer();
+  // The server's budgets (timeouts) come from the same settings; the port is known only once it listens.
+  const server = createHttpServer(loadConfig({ ...bed, ...options.env }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,19 +1,72 @@
 /**
- * A real OIDC issuer on loopback for tests: a discovery document and a JWKS served over http, and real signatures
- * (RSA-2048, RSA-3072, EC P-256, and an RSA-1024 key the service must refuse). Tokens are assembled by hand so tests
- * can also build the malformed and hostile ones of RFC 8725 (alg none, HS256 keyed with the public key, embedded
- * keys, crit, nested tokens).
+ * A real OIDC issuer on loopback for tests, shaped like GitHub Actions' (token.actions.githubusercontent.com): a
+ * discovery document, a JWKS whose keys carry kty, n, e, kid, alg, use, x5t and x5c (a real self-signed certificate
+ * made by openssl for each key, x5t the base64url SHA-1 of its DER, kid the same thumbprint in upper-case hex), and
+ * tokens whose header is GitHub's `{"typ","alg","x5t","kid"}` and whose payload holds every claim of GitHub's
+ * documented token, values as GitHub writes them (ids and counters as strings, ref_protected "true"/"false",
+ * nbf before iat, five minutes of life). Sources: GitHub Docs, "OpenID Connect reference" / "About security
+ * hardening with OpenID Connect" (example token and claim table).
+ *
+ * Tokens are assembled by hand so tests can also build the malformed and hostile ones of RFC 8725 (alg none, HS256
+ * keyed with the public key, embedded keys, crit, nested tokens). Keys: RSA-2048 (GitHub's), RSA-3072, EC P-256 and
+ * an RSA-1024 key the service must refuse.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHmac, generateKeyPairSync, randomUUID, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+
+/** Every claim of a GitHub Actions OIDC token (GitHub Docs, "OpenID Connect reference"), as GitHub types them. */
+export interface GitHubClaims {
+  jti: string;
+  sub: string;
+  /** Only when the job names an environment. */
+  environment?: string;
+  aud: string;
+  ref: string;
+  sha: string;
+  repository: string;
+  repository_owner: string;
+  repository_owner_id: string;
+  run_id: string;
+  run_number: string;
+  run_attempt: string;
+  repository_visibility: 'public' | 'private' | 'internal';
+  repository_id: string;
+  actor_id: string;
+  actor: string;
+  workflow: string;
+  head_ref: string;
+  base_ref: string;
+  event_name: string;
+  ref_protected: 'true' | 'false';
+  ref_type: 'branch' | 'tag';
+  workflow_ref: string;
+  workflow_sha: string;
+  job_workflow_ref: string;
+  job_workflow_sha: string;
+  runner_environment: 'github-hosted' | 'self-hosted';
+  iss: string;
+  nbf: number;
+  exp: number;
+  iat: number;
+}
+
+/** Claims to change; a value of undefined removes the claim, other names are added (hostile tokens). */
+export type ClaimOverrides = { [K in keyof GitHubClaims]?: GitHubClaims[K] | undefined } & Record<string, unknown>;
 
 export interface IssuerKey {
   kid: string;
   alg: 'RS256' | 'ES256';
   privateKey: KeyObject;
+  /** As the JWKS lists it: kty, n, e (or crv, x, y), kid, alg, use, x5t, x5c. */
   publicJwk: JWK;
+  /** base64url SHA-1 of the certificate's DER, as GitHub puts it in the token header. */
+  x5t: string;
 }
 
 export interface SignOptions {
@@ -30,6 +83,12 @@ export interface ClaimsBase {
 export interface OidcIssuer {
   url: string;
   keys: { rsa: IssuerKey; rsa3072: IssuerKey; ec: IssuerKey; weakRsa: IssuerKey };
+  /** The audience and clock mint() and githubClaims() use (tests bind the service's base URL and clock). */
+  bind(base: { audience: string; now: () => Date }): void;
+  /** GitHub's claims for a push to main of acme/mobile-app by its release workflow, with overrides. */
+  githubClaims(overrides?: ClaimOverrides): Record<string, unknown>;
+  /** A token exactly as GitHub issues it (RS256, header typ/alg/x5t/kid), claims and header overridable. */
+  mint(overrides?: ClaimOverrides, headerOverrides?: Record<string, unknown>): string;
   /** The keys the JWKS currently lists (default: all four). */
   publish(keys: IssuerKey[]): void;
   /** Replaces the discovery document (null: the normal one). */
@@ -38,14 +97,18 @@ export interface OidcIssuer {
   setFailure(status: number | null): void;
   readonly jwksFetches: number;
   newKey(alg: 'RS256' | 'ES256', kid?: string): IssuerKey;
-  /** GitHub Actions-like claims for acme/mobile-app on main; an override of undefined removes the claim. */
-  claims(base: ClaimsBase, overrides?: Record<string, unknown>): Record<string, unknown>;
-  /** A compact JWS really signed by an issuer key. */
+  /** githubClaims with an explicit audience and time. */
+  claims(base: ClaimsBase, overrides?: ClaimOverrides): Record<string, unknown>;
+  /** A compact JWS really signed by an issuer key, with GitHub's header. */
   sign(claims: Record<string, unknown>, opts?: SignOptions): string;
   /** A compact JWS with any header and a signature computed by the caller's recipe (attacks). */
   forge(header: Record<string, unknown>, claims: Record<string, unknown>, signature: (signingInput: string) => Buffer): string;
   close(): Promise<void>;
 }
+
+/** GitHub's token lives five minutes from iat; nbf is set before iat, as in GitHub's documented example. */
+export const GITHUB_TOKEN_LIFETIME_S = 300;
+export const GITHUB_NBF_BEFORE_IAT_S = 600;
 
 const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
@@ -53,10 +116,27 @@ function withoutUndefined(record: Record<string, unknown>): Record<string, unkno
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
 }
 
-function makeKey(alg: 'RS256' | 'ES256', kid: string, modulusLength = 2048): IssuerKey {
+/** A self-signed certificate for the key, made by openssl (the tool GitHub's kind of certificate is made with). */
+function selfSignedCertificate(privateKey: KeyObject, commonName: string): X509Certificate {
+  const dir = mkdtempSync(path.join(tmpdir(), 'oidc-issuer-'));
+  try {
+    const keyFile = path.join(dir, 'key.pem');
+    writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const cert = execFileSync('openssl', ['req', '-x509', '-new', '-key', keyFile, '-subj', `/CN=${commonName}`, '-days', '2', '-sha256'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return new X509Certificate(cert);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function makeKey(alg: 'RS256' | 'ES256', kid?: string, modulusLength = 2048): IssuerKey {
   const pair = alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength }) : generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const publicJwk = { ...(pair.publicKey.export({ format: 'jwk' }) as JWK), kid, alg, use: 'sig' };
-  return { kid, alg, privateKey: pair.privateKey, publicJwk };
+  const certificate = selfSignedCertificate(pair.privateKey, 'token.actions.githubusercontent.com');
+  const thumbprint = createHash('sha1').update(certificate.raw).digest();
+  const x5t = thumbprint.toString('base64url');
+  const keyId = kid ?? thumbprint.toString('hex').toUpperCase();
+  const publicJwk: JWK = { ...(pair.publicKey.export({ format: 'jwk' }) as JWK), kid: keyId, alg, use: 'sig', x5t, x5c: [certificate.raw.toString('base64')] };
+  return { kid: keyId, alg, privateKey: pair.privateKey, publicJwk, x5t };
 }
 
 function signWith(key: IssuerKey, signingInput: string): Buffer {
@@ -70,17 +150,65 @@ export function hs256(secret: Buffer | string): (signingInput: string) => Buffer
   return (signingInput) => createHmac('sha256', secret).update(signingInput).digest();
 }
 
+const WORKFLOW_REF = 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main';
+let runCounter = 0;
+
+/** GitHub's claims, in the order GitHub writes them; `environment` also changes the subject as GitHub does. */
+function gitHubClaims(issuerUrl: string, { audience, now }: ClaimsBase, overrides: ClaimOverrides): Record<string, unknown> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const sha = randomBytes(20).toString('hex');
+  const environment = overrides.environment;
+  const ref = (overrides.ref as string | undefined) ?? 'refs/heads/main';
+  const context = typeof environment === 'string' ? `environment:${environment}` : `ref:${ref}`;
+  runCounter++;
+  return withoutUndefined({
+    jti: randomUUID(),
+    sub: `repo:acme/mobile-app:${context}`,
+    environment,
+    aud: audience,
+    ref,
+    sha,
+    repository: 'acme/mobile-app',
+    repository_owner: 'acme',
+    repository_owner_id: '4242',
+    run_id: String(16_000_000_000 + runCounter),
+    run_number: String(40 + runCounter),
+    run_attempt: '1',
+    repository_visibility: 'private',
+    repository_id: '123456789',
+    actor_id: '583231',
+    actor: 'octocat',
+    workflow: 'Release',
+    head_ref: '',
+    base_ref: '',
+    event_name: 'push',
+    ref_protected: 'true',
+    ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
+    workflow_ref: WORKFLOW_REF,
+    workflow_sha: sha,
+    job_workflow_ref: WORKFLOW_REF,
+    job_workflow_sha: sha,
+    runner_environment: 'github-hosted',
+    iss: issuerUrl,
+    nbf: iat - GITHUB_NBF_BEFORE_IAT_S,
+    exp: iat + GITHUB_TOKEN_LIFETIME_S,
+    iat,
+    ...overrides,
+  });
+}
+
 export async function startOidcIssuer(): Promise<OidcIssuer> {
   const keys = {
-    rsa: makeKey('RS256', 'rsa-2048'),
-    rsa3072: makeKey('RS256', 'rsa-3072', 3072),
-    ec: makeKey('ES256', 'ec-p256'),
-    weakRsa: makeKey('RS256', 'rsa-1024', 1024),
+    rsa: makeKey('RS256'),
+    rsa3072: makeKey('RS256', undefined, 3072),
+    ec: makeKey('ES256'),
+    weakRsa: makeKey('RS256', undefined, 1024),
   };
   let published: IssuerKey[] = Object.values(keys);
   let discoveryOverride: Record<string, unknown> | null = null;
   let failure: number | null = null;
   let jwksFetches = 0;
+  let bound: { audience: string; now: () => Date } | null = null;
 
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
@@ -89,7 +217,18 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     };
     if (failure !== null) return send(failure, { error: 'unavailable' });
     if (req.url === '/.well-known/openid-configuration') {
-      return send(200, discoveryOverride ?? { issuer: url, jwks_uri: `${url}/.well-known/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
+      return send(
+        200,
+        discoveryOverride ?? {
+          issuer: url,
+          jwks_uri: `${url}/.well-known/jwks`,
+          subject_types_supported: ['public', 'pairwise'],
+          response_types_supported: ['id_token'],
+          claims_supported: ['sub', 'aud', 'exp', 'iat', 'iss', 'jti', 'nbf', 'ref', 'sha', 'repository', 'repository_id', 'repository_owner', 'repository_owner_id', 'run_id', 'run_number', 'run_attempt', 'actor', 'actor_id', 'workflow', 'workflow_ref', 'workflow_sha', 'head_ref', 'base_ref', 'event_name', 'ref_type', 'ref_protected', 'environment', 'job_workflow_ref', 'job_workflow_sha', 'repository_visibility', 'runner_environment'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          scopes_supported: ['openid'],
+        },
+      );
     }
     if (req.url === '/.well-known/jwks') {
       jwksFetches++;
@@ -104,10 +243,24 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     const signingInput = `${b64url(withoutUndefined(header))}.${b64url(claims)}`;
     return `${signingInput}.${signature(signingInput).toString('base64url')}`;
   };
+  const sign: OidcIssuer['sign'] = (claims, opts = {}) => {
+    const key = opts.key ?? keys.rsa;
+    // GitHub's header, members in GitHub's order.
+    return forge({ typ: 'JWT', alg: key.alg, x5t: key.x5t, kid: key.kid, ...opts.header }, claims, (input) => signWith(key, input));
+  };
+  const boundBase = (): ClaimsBase => {
+    if (!bound) throw new Error('bind the issuer to an audience and a clock first');
+    return { audience: bound.audience, now: bound.now() };
+  };
 
   return {
     url,
     keys,
+    bind: (base) => {
+      bound = base;
+    },
+    githubClaims: (overrides = {}) => gitHubClaims(url, boundBase(), overrides),
+    mint: (overrides = {}, headerOverrides = {}) => sign(gitHubClaims(url, boundBase(), overrides), { header: headerOverrides }),
     publish: (next) => {
       published = next;
     },
@@ -120,34 +273,9 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     get jwksFetches() {
       return jwksFetches;
     },
-    newKey: (alg, kid = `k-${randomUUID()}`) => makeKey(alg, kid),
-    claims: ({ audience, now }, overrides = {}) => {
-      const iat = Math.floor(now.getTime() / 1000);
-      return withoutUndefined({
-        iss: url,
-        aud: audience,
-        sub: 'repo:acme/mobile-app:ref:refs/heads/main',
-        jti: randomUUID(),
-        iat,
-        nbf: iat,
-        exp: iat + 300,
-        repository: 'acme/mobile-app',
-        repository_id: '123456789',
-        repository_owner: 'acme',
-        repository_owner_id: '4242',
-        ref: 'refs/heads/main',
-        ref_type: 'branch',
-        event_name: 'push',
-        workflow_ref: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
-        job_workflow_ref: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
-        runner_environment: 'github-hosted',
-        ...overrides,
-      });
-    },
-    sign: (claims, opts = {}) => {
-      const key = opts.key ?? keys.rsa;
-      return forge({ alg: key.alg, kid: key.kid, typ: 'JWT', ...opts.header }, claims, (input) => signWith(key, input));
-    },
+    newKey: (alg, kid) => makeKey(alg, kid),
+    claims: (base, overrides = {}) => gitHubClaims(url, base, overrides),
+    sign,
     forge,
     close: async () => {
       server.closeAllConnections();

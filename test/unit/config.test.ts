@@ -44,6 +44,13 @@ describe('loadConfig', () => {
   it('turns the sandbox off', () => {
     expect(loadConfig({ GRAPHQL_SANDBOX: 'off' }).graphqlSandbox).toBe(false);
   });
+
+  it('bounds static analysis by default and reads SCAN_WORKERS, SCAN_WORKER_MEMORY_MB, SCAN_DEADLINE_S', () => {
+    expect(loadConfig({}).scanIsolation).toEqual({ workers: 1, memoryMb: 256, deadlineMs: 60_000 });
+    expect(loadConfig({ SCAN_WORKERS: '2', SCAN_WORKER_MEMORY_MB: '512', SCAN_DEADLINE_S: '5' }).scanIsolation).toEqual({ workers: 2, memoryMb: 512, deadlineMs: 5_000 });
+    expect(() => loadConfig({ SCAN_WORKER_MEMORY_MB: '8' })).toThrow(/SCAN_WORKER_MEMORY_MB must be between/);
+    expect(() => loadConfig({ SCAN_DEADLINE_S: '0' })).toThrow(/SCAN_DEADLINE_S must be between/);
+  });
 });
 
 describe('KEY_ENCRYPTION_KEY', () => {
@@ -64,5 +71,17 @@ describe('KEY_ENCRYPTION_KEY', () => {
       }
       expect(message).toBe('KEY_ENCRYPTION_KEY must be 32 random bytes in base64 (for example: openssl rand -base64 32)');
     }
+  });
+});
+
+describe('production without KEY_ENCRYPTION_KEY', () => {
+  it('refuses to start, saying in one line how to make a key', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^KEY_ENCRYPTION_KEY is required in production: make one with `openssl rand -base64 32`[^\n]*$/);
+  });
+  it('starts when the operator chose clear keys, or gave a key', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ALLOW_UNSEALED_KEYS: '1' }).keyEncryptionKey).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'production', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).keyEncryptionKey).not.toBeNull();
+    expect(loadConfig({ NODE_ENV: 'development' }).keyEncryptionKey).toBeNull();
   });
 });

@@ -42,18 +42,71 @@ async function reasonOf(token: string): Promise<{ reason: RefusalReason; subject
   throw new Error('the token was accepted');
 }
 
+describe('a token exactly as GitHub issues it', () => {
+  // GitHub Docs, "OpenID Connect reference", example token: header and payload members in GitHub's order and types,
+  // with our issuer's key, URL and audience and times moved to now (nbf 600 s before iat, exp 300 s after).
+  it('verifies a token byte-shaped like the documented example', async () => {
+    const key = issuer.keys.rsa;
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const header = `{"typ":"JWT","alg":"RS256","x5t":"${key.x5t}","kid":"${key.kid}"}`;
+    const payload =
+      `{"jti":"example-id","sub":"repo:octo-org/octo-repo:environment:prod","environment":"prod","aud":"${AUDIENCE}",` +
+      `"ref":"refs/heads/main","sha":"example-sha","repository":"octo-org/octo-repo","repository_owner":"octo-org",` +
+      `"actor_id":"12","repository_visibility":"private","repository_id":"74","repository_owner_id":"65",` +
+      `"run_id":"example-run-id","run_number":"10","run_attempt":"2","runner_environment":"github-hosted",` +
+      `"actor":"octocat","workflow":"example-workflow","head_ref":"","base_ref":"","event_name":"workflow_dispatch",` +
+      `"ref_type":"branch","job_workflow_ref":"octo-org/octo-automation/.github/workflows/oidc.yml@refs/heads/main",` +
+      `"iss":"${issuer.url}","nbf":${iat - 600},"exp":${iat + 300},"iat":${iat}}`;
+    const signingInput = `${Buffer.from(header).toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+    const { sign } = await import('node:crypto');
+    const token = `${signingInput}.${sign('sha256', Buffer.from(signingInput), key.privateKey).toString('base64url')}`;
+    const verified = await verify(token);
+    expect(verified).toMatchObject({ sub: 'repo:octo-org/octo-repo:environment:prod', jti: 'example-id', exp: iat + 300 });
+    expect(verified.claims).toEqual(JSON.parse(payload));
+  });
+
+  it('mints by default the header and every claim GitHub documents, with GitHub value formats', async () => {
+    const token = issuer.sign(claims());
+    const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect(Object.keys(header)).toEqual(['typ', 'alg', 'x5t', 'kid']);
+    expect(header).toEqual({ typ: 'JWT', alg: 'RS256', x5t: issuer.keys.rsa.x5t, kid: issuer.keys.rsa.kid });
+    for (const name of ['jti', 'sub', 'aud', 'ref', 'sha', 'repository', 'repository_owner', 'repository_owner_id', 'repository_id', 'repository_visibility', 'run_id', 'run_number', 'run_attempt', 'runner_environment', 'actor', 'actor_id', 'workflow', 'workflow_ref', 'workflow_sha', 'head_ref', 'base_ref', 'event_name', 'ref_type', 'ref_protected', 'job_workflow_ref', 'job_workflow_sha', 'iss']) {
+      expect({ name, type: typeof payload[name] }).toEqual({ name, type: 'string' });
+    }
+    expect(payload).not.toHaveProperty('environment'); // only when the job has one
+    expect(payload.ref_protected).toMatch(/^(true|false)$/);
+    expect(payload.run_id).toMatch(/^[0-9]+$/);
+    expect(payload.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(payload.nbf).toBeLessThan(payload.iat);
+    expect(payload.exp - payload.iat).toBe(300);
+    await expect(verify(token)).resolves.toBeDefined();
+  });
+
+  it('publishes keys shaped like GitHub\'s: x5c a real certificate of the key, x5t its SHA-1 thumbprint', async () => {
+    const res = await fetch(`${issuer.url}/.well-known/jwks`);
+    const { keys: published } = (await res.json()) as { keys: Array<Record<string, any>> };
+    const rsa = published.find((key) => key.kid === issuer.keys.rsa.kid)!;
+    expect(Object.keys(rsa).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use', 'x5c', 'x5t']);
+    expect(rsa).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB' });
+    const { X509Certificate, createHash } = await import('node:crypto');
+    const der = Buffer.from(rsa.x5c[0], 'base64');
+    const certificate = new X509Certificate(der);
+    expect(createHash('sha1').update(der).digest('base64url')).toBe(rsa.x5t);
+    expect(certificate.publicKey.export({ format: 'jwk' })).toMatchObject({ n: rsa.n, e: rsa.e });
+    expect(certificate.verify(certificate.publicKey)).toBe(true); // self-signed
+  });
+});
+
 describe('a valid token', () => {
   it('verifies with RSA-2048, RSA-3072 and EC P-256 keys and exposes the checked claims', async () => {
     for (const key of [issuer.keys.rsa, issuer.keys.rsa3072, issuer.keys.ec]) {
       const verified = await verify(issuer.sign(claims({ environment: 'prod' }), { key }));
-      expect(verified).toMatchObject({
-        issuer: issuer.url,
-        sub: 'repo:acme/mobile-app:ref:refs/heads/main',
-        subject: { owner: 'acme', repo: 'mobile-app', context: 'ref:refs/heads/main' },
-        workflowRef: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
+      expect(verified).toMatchObject({ issuer: issuer.url, sub: 'repo:acme/mobile-app:environment:prod', exp: expect.any(Number), jti: expect.any(String) });
+      expect(verified.claims).toMatchObject({
+        job_workflow_ref: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
         environment: 'prod',
-        repositoryId: '123456789',
-        repositoryOwnerId: '4242',
+        repository_id: '123456789',
+        repository_owner_id: '4242',
       });
     }
   });
@@ -136,12 +189,21 @@ describe('RFC 8725 header attacks', () => {
     ['jwk', () => issuer.newKey('RS256', 'attacker').publicJwk],
     ['jku', () => 'https://attacker.example/jwks'],
     ['x5u', () => 'https://attacker.example/cert.pem'],
-    ['x5c', () => ['MIIB']],
-    ['x5t', () => 'abc'],
+    ['x5c', () => issuer.keys.rsa.publicJwk.x5c],
     ['crit', () => ['exp']],
     ['cty', () => 'JWT'],
   ])('refuses a %s header even on a valid signature', async (name, value) => {
     expect((await reasonOf(issuer.sign(claims(), { header: { [name]: value() } }))).reason).toBe('forbidden_header');
+  });
+
+  it('ignores x5t and x5t#S256: the key is the issuer key named by kid, whatever the hints say', async () => {
+    const other = issuer.keys.rsa3072;
+    await expect(verify(issuer.sign(claims(), { header: { x5t: other.x5t } }))).resolves.toBeDefined();
+    await expect(verify(issuer.sign(claims(), { header: { x5t: 'not-a-thumbprint', 'x5t#S256': 'abc' } }))).resolves.toBeDefined();
+    await expect(verify(issuer.sign(claims(), { header: { x5t: undefined } }))).resolves.toBeDefined();
+    // A hint naming the real key does not make another key's signature good.
+    const impostor = issuer.newKey('RS256', issuer.keys.rsa.kid);
+    expect((await reasonOf(issuer.sign(claims(), { key: impostor, header: { x5t: issuer.keys.rsa.x5t } }))).reason).toBe('bad_signature');
   });
 
   it('refuses a nested token and another typ', async () => {
@@ -217,9 +279,12 @@ describe('check 4: times and jti', () => {
 
   it('refuses a lifetime over one hour and accepts exactly one hour', async () => {
     const now = Math.floor(clock.now().getTime() / 1000);
-    await expect(verify(issuer.sign(claims({ iat: now, exp: now + 3600 })))).resolves.toBeDefined();
-    expect((await reasonOf(issuer.sign(claims({ iat: now, exp: now + 3601 })))).reason).toBe('lifetime');
+    await expect(verify(issuer.sign(claims({ iat: now, nbf: now, exp: now + 3600 })))).resolves.toBeDefined();
+    expect((await reasonOf(issuer.sign(claims({ iat: now, nbf: now, exp: now + 3601 })))).reason).toBe('lifetime');
     expect((await reasonOf(issuer.sign(claims({ iat: now, exp: now })))).reason).toBe('lifetime');
+    // The lifetime starts at the earlier of nbf and iat.
+    expect((await reasonOf(issuer.sign(claims({ iat: now, nbf: now - 1000, exp: now + 2601 })))).reason).toBe('lifetime');
+    await expect(verify(issuer.sign(claims({ iat: now, nbf: now - 1000, exp: now + 2600 })))).resolves.toBeDefined();
   });
 
   it('refuses a token issued over an hour ago even when exp says otherwise', async () => {
@@ -247,12 +312,34 @@ describe('checks 5 and 6: subject and event', () => {
 
   it('accepts the immutable form with matching ids and refuses it otherwise', async () => {
     const sub = 'repo:acme@4242/mobile-app@123456789:ref:refs/heads/main';
-    expect((await verify(issuer.sign(claims({ sub })))).subject).toEqual({ owner: 'acme', repo: 'mobile-app', context: 'ref:refs/heads/main' });
+    expect((await verify(issuer.sign(claims({ sub })))).sub).toBe(sub);
     expect((await reasonOf(issuer.sign(claims({ sub, repository_id: '1' })))).reason).toBe('subject_mismatch');
     expect((await reasonOf(issuer.sign(claims({ sub, repository_owner_id: undefined })))).reason).toBe('subject_mismatch');
   });
 
-  it.each(['pull_request', 'pull_request_target'])('refuses %s events', async (event_name) => {
+  it('accepts subjects customised by a repository template when the token\'s own claims explain every part', async () => {
+    const workflow = 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main';
+    for (const sub of [
+      `repo:acme/mobile-app:environment:prod:job_workflow_ref:${workflow}`,
+      'repository_owner_id:4242:repository_id:123456789:environment:prod',
+      'repo:acme@4242/mobile-app@123456789:environment:prod:event_name:push',
+      'repo:acme/mobile-app:ref:refs/heads/main:runner_environment:github-hosted:ref_type:branch',
+    ]) {
+      expect((await verify(issuer.sign(claims({ sub, environment: 'prod' })))).sub).toBe(sub);
+    }
+  });
+
+  it('refuses a customised subject with a part the claims do not explain', async () => {
+    const at = (sub: string, extra: Record<string, unknown> = {}) => reasonOf(issuer.sign(claims({ sub, environment: 'prod', ...extra })));
+    expect((await at('repo:acme/mobile-app:environment:prod:job_workflow_ref:evil/x/.github/workflows/a.yml@refs/heads/main')).reason).toBe('subject_mismatch');
+    expect((await at('repository_owner_id:1:repository_id:123456789:environment:prod')).reason).toBe('subject_unrecognized');
+    expect((await at('repo:acme/mobile-app:environment:prod:favourite_colour:blue')).reason).toBe('subject_mismatch');
+    expect((await at('environment:prod:repo:evil/mobile-app')).reason).toBe('subject_unrecognized');
+    expect((await at('repo:evil/mobile-app:environment:prod')).reason).toBe('subject_mismatch');
+    expect((await at('environment:staging')).reason).toBe('subject_unrecognized');
+  });
+
+  it.each(['pull_request', 'pull_request_target', 'pull_request_review'])('refuses %s events', async (event_name) => {
     expect((await reasonOf(issuer.sign(claims({ event_name })))).reason).toBe('pull_request');
   });
 
@@ -260,8 +347,8 @@ describe('checks 5 and 6: subject and event', () => {
     expect((await reasonOf(issuer.sign(claims({ sub: 'repo:acme/mobile-app:pull_request', event_name: 'push' })))).reason).toBe('pull_request');
   });
 
-  it('accepts other events', async () => {
-    for (const event_name of ['push', 'workflow_dispatch', 'release', undefined]) {
+  it('accepts other events (workflow_run is left to the rules)', async () => {
+    for (const event_name of ['push', 'workflow_dispatch', 'release', 'workflow_run', undefined]) {
       await expect(verify(issuer.sign(claims({ event_name })))).resolves.toBeDefined();
     }
   });

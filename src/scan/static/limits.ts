@@ -1,12 +1,64 @@
 /**
- * Largest entry the analyser will inflate, per kind. Real manifests are kilobytes; the caps stop a
- * zip bomb (a tiny entry declaring or inflating to gigabytes) from exhausting memory.
+ * Every cap the static analyser puts on a package, in one place, each with the reason for its value.
+ * A package that reaches one is not analysed further: its scan ends with a `scan.incomplete` finding
+ * naming the limit (see incomplete.ts), and such a scan scores 0 (see score.ts).
+ * Real packages stay far below every value here; the caps exist because every byte of an upload may be
+ * written by an attacker who has read this code.
  */
 export const LIMITS = {
+  // Largest entry inflated, per kind. Real manifests and plists are kilobytes; the caps stop a zip bomb
+  // (a tiny entry declaring or inflating to gigabytes) from exhausting memory.
   manifest: 8 * 1024 * 1024,
   resourceTable: 32 * 1024 * 1024,
   resourceXml: 1024 * 1024,
   signatureFile: 1024 * 1024,
   plist: 8 * 1024 * 1024,
   provisioningProfile: 1024 * 1024,
+
+  /**
+   * Central-directory records walked. 65,535 is the most a zip without Zip64 holds, which is what aapt2,
+   * bundletool and Xcode write for real apps; each record kept costs about 600 bytes of heap.
+   */
+  zipEntries: 65_535,
+  /** APK Signing Block bytes read: real blocks are kilobytes (plus 4 KiB of verity padding). */
+  signingBlock: 16 * 1024 * 1024,
+  /** ID-value pairs of the APK Signing Block looked at: a real block has a handful (v2, v3, v3.1, padding, stamp). */
+  signingBlockPairs: 64,
+  /** res/xml files opened to find an unresolved network security config: apps have a few xml resources. */
+  networkConfigCandidates: 64,
+  /** v1 (JAR) signature files read: one per signer, and real apps have one or two signers. */
+  signatureFiles: 8,
+  /** Certificates taken from one PKCS#7 file or v2/v3 signer list: a signer plus its chain is under 5. */
+  certificatesPerFile: 16,
+  /** Nesting of ASN.1 (X.509 and PKCS#7 nest about 10 deep); also bounds the walk of indefinite lengths. */
+  derDepth: 32,
+
+  /** Element nesting in compiled XML and plists: real manifests and Info.plists nest under 15 deep. */
+  xmlDepth: 64,
+  /** Elements in one compiled XML document: the largest real manifests have a few thousand. */
+  xmlElements: 100_000,
+  /** Attributes in one compiled XML document (each costs ~200 bytes of heap for 20 bytes of input). */
+  xmlAttributes: 200_000,
+  /** Characters of element text in one compiled XML document: only <domain> names use text, a few KB at most. */
+  xmlText: 1024 * 1024,
+  /**
+   * Bytes of strings decoded from one string pool (each entry is decoded once, but crafted offsets can make
+   * entries overlap): a manifest's strings total kilobytes, a resource table's a few megabytes.
+   */
+  stringPoolBytes: 16 * 1024 * 1024,
+
+  /**
+   * Values in a property list, counted as the tree a reader sees (a binary plist object referenced twice
+   * counts twice): a real Info.plist has hundreds, a provisioning profile a few thousand (device lists).
+   */
+  plistValues: 100_000,
+
+  /** Characters of a finding's detail: a finding quotes package text, and 1 KB is enough to act on. */
+  findingDetail: 1024,
+  /** Characters of a finding's title (titles may name a domain or component from the package). */
+  findingTitle: 200,
+  /** Findings kept per scan, most severe first: a package listing 100,000 insecure domains says nothing more after 100. */
+  findings: 100,
 } as const;
+
+export type LimitName = keyof typeof LIMITS;

@@ -1,3 +1,6 @@
+import { LimitExceededError } from './errors';
+import { LIMITS } from './limits';
+
 /** A decoded attribute value of compiled Android XML (binary AXML or aapt2 protobuf XML). */
 export type XmlValue =
   | { type: 'string'; value: string }
@@ -100,4 +103,28 @@ export function showValue(v: XmlValue | undefined): string {
 
 export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
   return el.children.filter((c) => c.name === name);
+}
+
+/**
+ * What one compiled XML document may build (binary AXML or protobuf XML): elements, attributes, text and depth are
+ * counted as they are read, so a crafted document stops at a limit instead of filling the heap.
+ */
+export class XmlBudget {
+  private elements = 0;
+  private attributes = 0;
+  private text = 0;
+
+  element(depth: number): void {
+    if (depth >= LIMITS.xmlDepth) throw new LimitExceededError('xmlDepth', `compiled XML nests over ${LIMITS.xmlDepth} elements deep`);
+    if (++this.elements > LIMITS.xmlElements) throw new LimitExceededError('xmlElements', `compiled XML has over ${LIMITS.xmlElements} elements`);
+  }
+
+  attribute(): void {
+    if (++this.attributes > LIMITS.xmlAttributes) throw new LimitExceededError('xmlAttributes', `compiled XML has over ${LIMITS.xmlAttributes} attributes`);
+  }
+
+  addText(chars: number): void {
+    this.text += chars;
+    if (this.text > LIMITS.xmlText) throw new LimitExceededError('xmlText', `compiled XML has over ${LIMITS.xmlText} characters of text`);
+  }
 }

@@ -1,5 +1,9 @@
 import yauzl from 'yauzl';
-import { UnreadablePackageError } from './errors';
+import { LimitExceededError, UnreadablePackageError } from './errors';
+import { LIMITS, type LimitName } from './limits';
+
+/** The entry-size caps of limits.ts, one per kind of entry read. */
+export type EntryKind = Extract<LimitName, 'manifest' | 'resourceTable' | 'resourceXml' | 'signatureFile' | 'plist' | 'provisioningProfile'>;
 
 /**
  * Random access to the few entries of a package the analyser needs.
@@ -25,6 +29,8 @@ export class PackageZip {
       );
     });
     try {
+      // The declared count is checked before walking; the walk counts too, in case the declaration lies.
+      if (zip.entryCount > LIMITS.zipEntries) throw tooManyEntries(zip.entryCount);
       const { kept, count } = await collectEntries(zip, keep);
       return new PackageZip(zip, kept, count);
     } catch (err) {
@@ -47,11 +53,12 @@ export class PackageZip {
    * yauzl also checks the inflated length against the declared size, so a zip bomb that lies about
    * its size fails too; the running count below is a second guard.
    */
-  async read(name: string, maxBytes: number): Promise<Buffer> {
+  async read(name: string, kind: EntryKind): Promise<Buffer> {
+    const maxBytes = LIMITS[kind];
     const entry = this.kept.get(name);
     if (!entry) throw new UnreadablePackageError('missing-manifest', `entry ${name} not found`);
     if (entry.uncompressedSize > maxBytes) {
-      throw new UnreadablePackageError('entry-too-large', `entry ${name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte limit`);
+      throw new LimitExceededError(kind, `entry ${name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte limit`);
     }
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => {
       this.zip.openReadStream(entry, (err, s) => (err || !s ? reject(asIo(name, err)) : resolve(s)));
@@ -63,7 +70,7 @@ export class PackageZip {
         total += chunk.length;
         if (total > maxBytes) {
           (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-          reject(new UnreadablePackageError('entry-too-large', `entry ${name} inflates past ${maxBytes} bytes`));
+          reject(new LimitExceededError(kind, `entry ${name} inflates past the ${maxBytes}-byte limit`));
           return;
         }
         chunks.push(chunk);
@@ -83,7 +90,10 @@ function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Pr
     const kept = new Map<string, yauzl.Entry>();
     let count = 0;
     zip.on('entry', (entry: yauzl.Entry) => {
-      count++;
+      if (++count > LIMITS.zipEntries) {
+        reject(tooManyEntries(count));
+        return;
+      }
       // First entry of a name wins, as with Android's package parser.
       if (keep(entry.fileName) && !kept.has(entry.fileName)) kept.set(entry.fileName, entry);
       zip.readEntry();
@@ -92,6 +102,10 @@ function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Pr
     zip.on('error', (err: Error) => reject(new UnreadablePackageError('not-zip', `corrupt zip central directory: ${err.message}`)));
     zip.readEntry();
   });
+}
+
+function tooManyEntries(count: number): LimitExceededError {
+  return new LimitExceededError('zipEntries', `the archive holds ${count} or more entries, over the ${LIMITS.zipEntries}-entry limit`);
 }
 
 function asIo(name: string, err: Error | null | undefined): UnreadablePackageError {

@@ -18,14 +18,14 @@ export interface BuildProvenance {
 
 const MAX_CLAIM_LENGTH = 512;
 
-function claim(payload: Record<string, unknown>, name: string): string | null {
+function claim(payload: Readonly<Record<string, unknown>>, name: string): string | null {
   const value = payload[name];
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
   return typeof value === 'string' && value.length > 0 ? value.slice(0, MAX_CLAIM_LENGTH) : null;
 }
 
 /** From the payload of a token whose signature, issuer, audience and lifetime were verified. */
-export function provenanceFromClaims(verifiedPayload: Record<string, unknown>): BuildProvenance {
+export function provenanceFromClaims(verifiedPayload: Readonly<Record<string, unknown>>): BuildProvenance {
   return {
     repository: claim(verifiedPayload, 'repository'),
     repositoryId: claim(verifiedPayload, 'repository_id'),

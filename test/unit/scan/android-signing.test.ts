@@ -1,6 +1,9 @@
 // Protects: signing rules read from v1 PKCS#7 and the v2/v3 APK Signing Block: debug certificate, expiry
-// (with an injected clock), weak algorithm and key, unsigned packages, v1-only (Janus) and missing v1.
-import { buildApk, cleanupFixtures } from '../../fixtures/build-packages';
+// (with an injected clock), weak algorithm and key, unsigned packages, v1-only (Janus) and missing v1; a v1 block in
+// BER with indefinite lengths (openssl cms -sign -stream) is read like apksigner's DER one.
+import { X509Certificate } from 'node:crypto';
+import { pkcs7Certificates } from '../../../src/scan/static/signing/pkcs7';
+import { buildApk, cleanupFixtures, resignV1WithCmsStream } from '../../fixtures/build-packages';
 import { ids, manifest, only, scan } from './helpers';
 
 jest.setTimeout(180_000);
@@ -19,6 +22,18 @@ describe('APK signing', () => {
     const f = only(await scan(apk), 'android.debug-certificate');
     expect(f.detail).toContain('CN=Android Debug');
     expect(f.detail).toContain('v2+v3 signature');
+  });
+
+  it('reads the certificate of a BER (indefinite-length) v1 block from openssl cms -sign -stream, with no false corrupt finding', async () => {
+    const apk = await buildApk({ manifest: manifest(), sign: 'debug', schemes: { v1: true, v2: false, v3: false } });
+    const { block } = await resignV1WithCmsStream(apk, 'debug');
+    expect(block[1]).toBe(0x80); // the ContentInfo itself has an indefinite length
+    const certs = pkcs7Certificates(block);
+    expect(certs.map((c) => new X509Certificate(c).subject.replace(/\n/g, ', '))).toEqual(['C=US, O=Android, CN=Android Debug']);
+    const r = await scan(apk);
+    expect(ids(r)).not.toContain('android.signature-corrupt');
+    expect(ids(r)).not.toContain('android.certificate-unreadable');
+    expect(only(r, 'android.debug-certificate').detail).toContain('v1 signature');
   });
 
   it('flags the Android debug certificate found in v1 and v2 once', async () => {

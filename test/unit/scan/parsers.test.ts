@@ -56,9 +56,12 @@ describe('DER', () => {
     expect(readTlv(long, 0)).toMatchObject({ body: 4, end: 260 });
   });
 
-  it('rejects truncation, indefinite length and non-SignedData', () => {
+  it('rejects truncation, malformed indefinite lengths and non-SignedData', () => {
     expect(() => readTlv(Buffer.from([0x30, 0x05, 0x01]), 0)).toThrow(DerError);
-    expect(() => readTlv(Buffer.from([0x30, 0x80, 0x00, 0x00]), 0)).toThrow(DerError);
+    // BER indefinite length: fine on a constructed value ending in 00 00, refused on a primitive or without the end.
+    expect(readTlv(Buffer.from([0x30, 0x80, 0x02, 0x01, 0x07, 0x00, 0x00]), 0)).toEqual({ tag: 0x30, start: 0, body: 2, bodyEnd: 5, end: 7 });
+    expect(() => readTlv(Buffer.from([0x04, 0x80, 0x00, 0x00]), 0)).toThrow(DerError);
+    expect(() => readTlv(Buffer.from([0x30, 0x80, 0x02, 0x01, 0x07]), 0)).toThrow(DerError);
     expect(() => pkcs7Certificates(Buffer.from('300b06092a864886f70d010701', 'hex'))).toThrow(DerError);
   });
 });
@@ -72,7 +75,7 @@ describe('protobuf', () => {
   });
 
   it('rejects truncated messages', () => {
-    expect(() => readFields(Buffer.from('1a05ab', 'hex'))).toThrow(UnreadablePackageError);
+    expect(() => [...readFields(Buffer.from('1a05ab', 'hex'))]).toThrow(UnreadablePackageError);
     expect(() => parseProtoXml(Buffer.from('0a', 'hex'))).toThrow(UnreadablePackageError);
   });
 });

@@ -1,6 +1,7 @@
 // Protects: score = 100 minus documented penalties floored at 0; grades match ^[A-F][+-]?$;
-// adding a finding never raises the score (checked over many seeded random finding sets).
-import { GRADE_BANDS, SEVERITY_PENALTIES, gradeForScore, scoreAndGrade, scoreFindings } from '../../../src/scan/score';
+// adding a finding never raises the score (checked over many seeded random finding sets, some holding a finding that
+// says the package was not analysed); a scan that could not analyse its package scores 0 and grades F.
+import { GRADE_BANDS, SEVERITY_PENALTIES, UNANALYSED_FINDING_IDS, gradeForScore, scoreAndGrade, scoreFindings } from '../../../src/scan/score';
 import { SEVERITIES, type Severity } from '../../../src/scan/types';
 
 // mulberry32: tiny deterministic PRNG so every run checks the same sets.
@@ -15,7 +16,9 @@ function prng(seed: number): () => number {
   };
 }
 
-const finding = (severity: Severity) => ({ severity });
+const finding = (severity: Severity, id = 'android.example') => ({ severity, id });
+// Rule ids the random sets draw from: mostly ordinary findings, now and then one that says nothing was analysed.
+const IDS = ['android.debuggable', 'ios.file-sharing', 'android.exported-component', 'ios.ats-arbitrary-loads', 'android.debug-certificate', 'package.unreadable', 'scan.incomplete'];
 
 describe('scoreFindings', () => {
   it('is 100 with no findings and subtracts the documented penalty per finding', () => {
@@ -37,8 +40,9 @@ describe('scoreFindings', () => {
   it('never rises when a finding is added (5000 random sets)', () => {
     const rand = prng(20240611);
     for (let i = 0; i < 5000; i++) {
-      const set = Array.from({ length: Math.floor(rand() * 15) }, () => finding(SEVERITIES[Math.floor(rand() * 4)]));
-      const added = finding(SEVERITIES[Math.floor(rand() * 4)]);
+      const pick = () => finding(SEVERITIES[Math.floor(rand() * 4)], IDS[Math.floor(rand() * rand() * IDS.length)]);
+      const set = Array.from({ length: Math.floor(rand() * 15) }, pick);
+      const added = pick();
       const position = Math.floor(rand() * (set.length + 1));
       const bigger = [...set.slice(0, position), added, ...set.slice(position)];
       const before = scoreAndGrade(set);
@@ -47,6 +51,20 @@ describe('scoreFindings', () => {
       expect(bandIndex(after.grade)).toBeGreaterThanOrEqual(bandIndex(before.grade));
       if (before.score > 0) expect(after.score).toBeLessThan(before.score);
     }
+  });
+});
+
+describe('unanalysed packages', () => {
+  it('score 0 and grade F whatever their severity, alone or among other findings', () => {
+    expect([...UNANALYSED_FINDING_IDS].sort()).toEqual(['package.unreadable', 'package.wrong-platform', 'scan.incomplete']);
+    for (const id of UNANALYSED_FINDING_IDS) {
+      for (const s of SEVERITIES) {
+        expect(scoreAndGrade([finding(s, id)])).toEqual({ score: 0, grade: 'F' });
+        expect(scoreAndGrade([finding('low'), finding(s, id)])).toEqual({ score: 0, grade: 'F' });
+      }
+    }
+    // An ordinary high finding alone leaves a passing-looking score: only the unanalysed ids floor it.
+    expect(scoreAndGrade([finding('high', 'android.debug-certificate')]).score).toBe(80);
   });
 });
 

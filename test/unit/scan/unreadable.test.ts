@@ -49,10 +49,12 @@ describe('unreadable packages', () => {
     await unreadable(await buildZip({ 'Payload/A.app/Info.plist': Buffer.concat([Buffer.from('bplist00'), randomBytes(40)]) }, 'a.ipa'), 'ios');
   });
 
-  it('refuses to inflate an entry over its cap (zip bomb)', async () => {
+  it('refuses to inflate an entry over its cap (zip bomb): the scan is incomplete, naming the limit', async () => {
     const bomb = await buildZip({ 'AndroidManifest.xml': Buffer.alloc(LIMITS.manifest + 1) }, 'bomb.apk');
     expect((await readFile(bomb)).length).toBeLessThan(100_000);
-    expect((await unreadable(bomb)).detail).toContain('limit');
+    const r = await scan(bomb);
+    expect(ids(r)).toEqual(['scan.incomplete']);
+    expect(only(r, 'scan.incomplete').detail).toContain('limit "manifest"');
   });
 
   it('reports an iOS package given as android and an APK given as ios', async () => {

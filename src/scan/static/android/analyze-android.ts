@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Finding } from '../../types';
-import { UnreadablePackageError } from '../errors';
+import { LimitExceededError, UnreadablePackageError } from '../errors';
 import { LIMITS } from '../limits';
 import { certificateFindings, type SignerCertificate } from '../signing/certificate-rules';
 import { DerError } from '../signing/der';
@@ -21,8 +21,6 @@ export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
 const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
-// How many res/xml files may be opened to find an unresolved network security config.
-const MAX_NSC_CANDIDATES = 64;
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
@@ -53,7 +51,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
 
 async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {
   const name = bundle ? AAB_MANIFEST : APK_MANIFEST;
-  const bytes = await zip.read(name, LIMITS.manifest);
+  const bytes = await zip.read(name, 'manifest');
   if (!bundle && !isBinaryXml(bytes)) {
     throw new UnreadablePackageError('corrupt-manifest', `${name} is not compiled binary XML${bytes.subarray(0, 5).toString('latin1') === '<?xml' ? ' (it is source XML: the archive was not built by aapt/aapt2)' : ''}`);
   }
@@ -82,11 +80,11 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
   candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
   const parse = (bytes: Buffer) => (bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes));
   const source = candidates.find((c) => zip.has(c));
-  if (source) return { root: parse(await zip.read(source, LIMITS.resourceXml)), source };
+  if (source) return { root: parse(await zip.read(source, 'resourceXml')), source };
   // Unresolved reference (bundle with a custom file name): the config is the xml resource whose root is <network-security-config>.
-  const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, MAX_NSC_CANDIDATES);
+  const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, LIMITS.networkConfigCandidates);
   for (const name of xmlResources) {
-    const root = parse(await zip.read(name, LIMITS.resourceXml));
+    const root = parse(await zip.read(name, 'resourceXml'));
     if (root.name === 'network-security-config') return { root, source: name };
   }
   return null;
@@ -94,7 +92,7 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
 
 async function resolveThroughTable(zip: PackageZip, id: number): Promise<string | null> {
   try {
-    return resolveFileReference(await zip.read('resources.arsc', LIMITS.resourceTable), id);
+    return resolveFileReference(await zip.read('resources.arsc', 'resourceTable'), id);
   } catch (err) {
     // An oversized or odd resource table only costs the precise lookup; the conventional path remains.
     if (err instanceof UnreadablePackageError) return null;
@@ -106,9 +104,12 @@ async function signingFindings(zip: PackageZip, filePath: string, m: ManifestMod
   const certs: SignerCertificate[] = [];
   const out: Finding[] = [];
   const v1Files = zip.names().filter((n) => SIGNATURE_FILE.test(n));
+  if (v1Files.length > LIMITS.signatureFiles) {
+    throw new LimitExceededError('signatureFiles', `the package has ${v1Files.length} v1 signature files, over the ${LIMITS.signatureFiles}-file limit`);
+  }
   for (const name of v1Files) {
     try {
-      for (const der of pkcs7Certificates(await zip.read(name, LIMITS.signatureFile))) certs.push({ scheme: bundle ? 'jar' : 'v1', der });
+      for (const der of pkcs7Certificates(await zip.read(name, 'signatureFile'))) certs.push({ scheme: bundle ? 'jar' : 'v1', der });
     } catch (err) {
       if (!(err instanceof DerError) && !(err instanceof UnreadablePackageError)) throw err;
       out.push(corruptSignatureFinding(name, err.message));

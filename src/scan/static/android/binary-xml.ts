@@ -1,4 +1,4 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, type XmlAttribute, type XmlElement, type XmlValue } from '../xml-node';
+import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../xml-node';
 import { StringPool, corrupt } from './string-pool';
 
 // Chunk types from frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
@@ -16,10 +16,6 @@ const TYPE_INT_DEC = 0x10;
 const TYPE_INT_HEX = 0x11;
 const TYPE_INT_BOOLEAN = 0x12;
 
-// Bounds that no real manifest comes near; they stop crafted files from exhausting the stack or memory.
-const MAX_DEPTH = 64;
-const MAX_ELEMENTS = 200_000;
-
 /** True when the buffer starts like a binary XML document (ResXMLTree header). */
 export function isBinaryXml(buf: Buffer): boolean {
   return buf.length >= 8 && buf.readUInt16LE(0) === RES_XML_TYPE && buf.readUInt16LE(2) === 8;
@@ -33,7 +29,7 @@ export function parseBinaryXml(buf: Buffer): XmlElement {
   let resourceMap: number[] = [];
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
-  let elements = 0;
+  const budget = new XmlBudget();
 
   for (let at = 8; at + 8 <= end; ) {
     const type = buf.readUInt16LE(at);
@@ -44,8 +40,8 @@ export function parseBinaryXml(buf: Buffer): XmlElement {
     else if (type === RES_XML_RESOURCE_MAP_TYPE) resourceMap = readResourceMap(buf, at + headerSize, at + size);
     else if (type === RES_XML_START_ELEMENT_TYPE) {
       if (!pool) throw corrupt('element before string pool');
-      if (stack.length >= MAX_DEPTH || ++elements > MAX_ELEMENTS) throw corrupt('element tree too deep or too large');
-      const el = readStartElement(buf, at + headerSize, at + size, pool, resourceMap);
+      budget.element(stack.length);
+      const el = readStartElement(buf, at + headerSize, at + size, pool, resourceMap, budget);
       if (stack.length) stack[stack.length - 1].children.push(el);
       else if (!root) root = el;
       else throw corrupt('second root element');
@@ -54,7 +50,9 @@ export function parseBinaryXml(buf: Buffer): XmlElement {
       if (!stack.pop()) throw corrupt('end element without start');
     } else if (type === RES_XML_CDATA_TYPE) {
       if (!pool) throw corrupt('text before string pool');
-      if (stack.length) stack[stack.length - 1].text += pool.get(u32(buf, at + headerSize, at + size)) ?? '';
+      const text = pool.get(u32(buf, at + headerSize, at + size)) ?? '';
+      budget.addText(text.length);
+      if (stack.length) stack[stack.length - 1].text += text;
     }
     // Namespace chunks and unknown chunk types carry nothing the rules need.
     at += size;
@@ -70,7 +68,7 @@ function readResourceMap(buf: Buffer, from: number, to: number): number[] {
   return ids;
 }
 
-function readStartElement(buf: Buffer, ext: number, end: number, pool: StringPool, resourceMap: number[]): XmlElement {
+function readStartElement(buf: Buffer, ext: number, end: number, pool: StringPool, resourceMap: number[], budget: XmlBudget): XmlElement {
   if (ext + 20 > end) throw corrupt('truncated element');
   const name = pool.get(buf.readUInt32LE(ext + 4)) ?? '';
   const attributeStart = buf.readUInt16LE(ext + 8);
@@ -81,6 +79,7 @@ function readStartElement(buf: Buffer, ext: number, end: number, pool: StringPoo
   for (let i = 0; i < attributeCount; i++) {
     const at = ext + attributeStart + i * attributeSize;
     if (at + 20 > end) throw corrupt('attribute past end of element');
+    budget.attribute();
     attributes.push(readAttribute(buf, at, pool, resourceMap));
   }
   return { name, attributes, children: [], text: '' };

@@ -1,5 +1,5 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, type XmlAttribute, type XmlElement, type XmlValue } from '../xml-node';
-import { readFields, str, type ProtoField } from './protobuf';
+import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../xml-node';
+import { firstField, readFields, str } from './protobuf';
 import { corrupt } from './string-pool';
 
 // Field numbers of aapt2's Resources.proto (package aapt.pb), the XML format inside app bundles.
@@ -10,25 +10,29 @@ const ITEM = { ref: 1, str: 2, rawStr: 3, prim: 7 } as const;
 const REFERENCE = { id: 2, name: 3 } as const;
 const PRIMITIVE = { intDecimal: 6, intHex: 7, boolean: 8 } as const;
 
-const MAX_DEPTH = 64;
-
 /** Parses an aapt2 protobuf XmlNode (e.g. base/manifest/AndroidManifest.xml of an AAB) into an element tree. */
 export function parseProtoXml(buf: Buffer): XmlElement {
-  const element = readFields(buf).find((f) => f.field === NODE.element);
+  const element = firstField(buf, NODE.element);
   if (!element?.bytes) throw corrupt('protobuf XML has no root element');
-  return readElement(element.bytes, 0);
+  return readElement(element.bytes, 0, new XmlBudget());
 }
 
-function readElement(buf: Buffer, depth: number): XmlElement {
-  if (depth > MAX_DEPTH) throw corrupt('element tree too deep');
+function readElement(buf: Buffer, depth: number, budget: XmlBudget): XmlElement {
+  budget.element(depth);
   const el: XmlElement = { name: '', attributes: [], children: [], text: '' };
   for (const f of readFields(buf)) {
     if (f.field === ELEMENT.name) el.name = str(f);
-    else if (f.field === ELEMENT.attribute && f.bytes) el.attributes.push(readAttribute(f.bytes));
-    else if (f.field === ELEMENT.child && f.bytes) {
+    else if (f.field === ELEMENT.attribute && f.bytes) {
+      budget.attribute();
+      el.attributes.push(readAttribute(f.bytes));
+    } else if (f.field === ELEMENT.child && f.bytes) {
       for (const node of readFields(f.bytes)) {
-        if (node.field === NODE.element && node.bytes) el.children.push(readElement(node.bytes, depth + 1));
-        else if (node.field === NODE.text) el.text += str(node);
+        if (node.field === NODE.element && node.bytes) el.children.push(readElement(node.bytes, depth + 1, budget));
+        else if (node.field === NODE.text) {
+          const text = str(node);
+          budget.addText(text.length);
+          el.text += text;
+        }
       }
     }
   }
@@ -61,7 +65,7 @@ function readItem(buf: Buffer, raw: string | null): XmlValue {
   for (const f of readFields(buf)) {
     if (f.field === ITEM.ref && f.bytes) return readReference(f.bytes);
     if ((f.field === ITEM.str || f.field === ITEM.rawStr) && f.bytes) {
-      const value = readFields(f.bytes).find((s) => s.field === 1);
+      const value = firstField(f.bytes, 1);
       return { type: 'string', value: value ? str(value) : '' };
     }
     if (f.field === ITEM.prim && f.bytes) return readPrimitive(f.bytes, raw);
@@ -80,12 +84,13 @@ function readReference(buf: Buffer): XmlValue {
 }
 
 function readPrimitive(buf: Buffer, raw: string | null): XmlValue {
-  const fields: ProtoField[] = readFields(buf);
-  for (const f of fields) {
+  let first: number | undefined;
+  for (const f of readFields(buf)) {
+    first ??= f.varint;
     // int32 negatives arrive as 64-bit two's complement varints; their low 32 bits read as signed are the value.
     if (f.field === PRIMITIVE.intDecimal) return { type: 'int', value: f.low32 | 0 };
     if (f.field === PRIMITIVE.intHex) return { type: 'int', value: f.low32 };
     if (f.field === PRIMITIVE.boolean) return { type: 'bool', value: f.varint !== 0 };
   }
-  return { type: 'other', raw, data: fields[0]?.varint ?? 0 };
+  return { type: 'other', raw, data: first ?? 0 };
 }

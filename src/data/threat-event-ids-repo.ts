@@ -1,0 +1,70 @@
+import type { Collection, Db } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
+import { ensureIndexes } from './db';
+
+/**
+ * Client event ids claimed per app (`eventId` of POST /v1/events): one document per (app, eventId), whose _id is
+ * derived from both, so the unique _id lets exactly one ingest claim an id on any number of instances. A claim holds
+ * for 24 hours (expiresAt); after that the id is free again and the claim is replaced.
+ */
+export interface ThreatEventIdDoc {
+  _id: string; // evt_<hex>, derived from (appId, eventId)
+  appId: string;
+  claimedAt: Date;
+  expiresAt: Date;
+}
+
+export class ThreatEventIdsRepo {
+  static readonly collectionName = 'threat_event_ids';
+  private readonly col: Collection<ThreatEventIdDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<ThreatEventIdDoc>(ThreatEventIdsRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    // MongoDB removes expired claims itself; elsewhere expiry is checked against expiresAt on every read.
+    await ensureIndexes(this.col, [{ key: { expiresAt: 1 }, name: 'expiry', expireAfterSeconds: 0 }]);
+  }
+
+  /** Inserts the claims in one round trip; returns the positions of those whose id was already claimed. */
+  async claim(docs: ThreatEventIdDoc[]): Promise<Set<number>> {
+    const taken = new Set<number>();
+    if (docs.length === 0) return taken;
+    try {
+      await this.col.insertMany(docs, { ordered: false });
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      if (writeErrors.length === 0) throw error;
+      for (const writeError of writeErrors) {
+        if (writeError.code !== 11000) throw error;
+        taken.add(writeError.index);
+      }
+    }
+    return taken;
+  }
+
+  /** One claim by _id (the only filter FerretDB serves without a scan). */
+  async find(id: string): Promise<ThreatEventIdDoc | null> {
+    return this.col.findOne({ _id: id });
+  }
+
+  /** Ids of claims expired at `now`, at most `limit` (the retention sweep removes them where no TTL index does). */
+  async idsExpired(now: Date, limit: number): Promise<string[]> {
+    const docs = await this.col.find({ expiresAt: { $lte: now } }, { projection: { _id: 1 } }).limit(limit).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
+   * Deletes these claims where they are still expired: an ingest may have renewed one since it was read, and deleting
+   * a live claim would let its id count again.
+   */
+  async deleteExpired(ids: string[], now: Date): Promise<void> {
+    if (ids.length) await this.col.deleteMany({ _id: { $in: ids }, expiresAt: { $lte: now } });
+  }
+
+  /** Replaces an expired claim; false when another ingest replaced it first (its claimedAt changed). */
+  async replaceExpired(expired: ThreatEventIdDoc, next: ThreatEventIdDoc): Promise<boolean> {
+    const result = await this.col.replaceOne({ _id: expired._id, claimedAt: expired.claimedAt }, next);
+    return result.modifiedCount === 1;
+  }
+}

@@ -1,0 +1,23 @@
+import type { RequestHandler } from 'express';
+
+/** The one route whose body may take long: it is watched for stalls instead (src/services/builds-service.ts). */
+const UPLOAD_PATH = /^\/v1\/uploads\//;
+
+/**
+ * A request whose body has not fully arrived `timeoutMs` after its headers is dropped: the socket is destroyed, as
+ * Node's own requestTimeout would, so a client trickling a body cannot hold a connection (and a parser's buffer) open.
+ * A handler still working on a complete request is never cut: this bounds the client, not the service.
+ */
+export function requestTimeout(timeoutMs: number): RequestHandler {
+  return (req, res, next) => {
+    if (UPLOAD_PATH.test(req.path)) return next();
+    const timer = setTimeout(() => {
+      if (!req.complete && !res.writableEnded) req.socket.destroy();
+    }, timeoutMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    res.once('finish', clear);
+    res.once('close', clear);
+    next();
+  };
+}

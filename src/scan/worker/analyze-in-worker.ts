@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { StaticAnalysis } from '../static';
+import { incompleteFinding, type IncompleteCause } from '../static/incomplete';
+import type { Platform } from '../types';
+import type { WorkerReply, WorkerRequest } from './messages';
+
+export type IsolationOptions = {
+  /** V8 heap (old generation) of a worker, in MB. Buffers are outside it; the entry-size caps of limits.ts bound those. */
+  memoryMb: number;
+  /** Wall-clock time an analysis may take once its worker has loaded. */
+  deadlineMs: number;
+  /** Most analyses running at once in this process. */
+  workers: number;
+};
+
+/** Time a worker may take to load its code; past it the worker is stopped and the job retried (not a verdict). */
+const LOAD_TIMEOUT_MS = 30_000;
+
+/** Thrown when no worker could be started or it failed while loading: the service's fault, so the job is retried. */
+export class WorkerStartError extends Error {}
+
+/**
+ * Runs static analysis off the service's event loop: each package is analysed in a fresh worker thread with a heap
+ * limit and a wall-clock deadline, so a hostile package can stall or exhaust only its own worker. A worker that runs
+ * out of memory, passes its deadline or dies is terminated, and its analysis ends at once with a `scan.incomplete`
+ * finding naming the limit: a package that breaks a worker gets a verdict, never a retry. A fresh worker per package
+ * also means nothing a package did survives into the next analysis; starting one costs tens of milliseconds.
+ */
+export class ScanWorkers {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly options: IsolationOptions) {}
+
+  async analyze(filePath: string, platform: Platform, now: Date): Promise<StaticAnalysis> {
+    await this.slot();
+    try {
+      return await runOne({ filePath, platform, nowMs: now.getTime() }, this.options);
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async slot(): Promise<void> {
+    while (this.running >= this.options.workers) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+  }
+}
+
+function runOne(request: WorkerRequest, options: IsolationOptions): Promise<StaticAnalysis> {
+  return new Promise<StaticAnalysis>((resolve, reject) => {
+    const worker = startWorker(request, options);
+    let started = false;
+    let settled = false;
+    const verdict = (cause: IncompleteCause) => ({ findings: [incompleteFinding(cause)], target: { name: path.basename(request.filePath), version: null } });
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Terminated in every case: a worker whose analysis is over holds nothing the service needs.
+      void worker.terminate();
+      outcome();
+    };
+    let timer = setTimeout(() => settle(() => reject(new WorkerStartError(`analysis worker did not load within ${LOAD_TIMEOUT_MS} ms`))), LOAD_TIMEOUT_MS);
+    worker.on('message', (reply: WorkerReply) => {
+      if (reply.type === 'started') {
+        started = true;
+        clearTimeout(timer);
+        timer = setTimeout(() => settle(() => resolve(verdict({ kind: 'deadline', seconds: options.deadlineMs / 1000 }))), options.deadlineMs);
+      } else {
+        settle(() => resolve(reply.analysis));
+      }
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (!started) return settle(() => reject(new WorkerStartError(`analysis worker failed to load: ${err.message}`)));
+      const cause: IncompleteCause = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { kind: 'memory', megabytes: options.memoryMb } : { kind: 'crash' };
+      settle(() => resolve(verdict(cause)));
+    });
+    worker.on('exit', () => {
+      if (!started) settle(() => reject(new WorkerStartError('analysis worker exited while loading')));
+      else settle(() => resolve(verdict({ kind: 'crash' })));
+    });
+  });
+}
+
+/**
+ * Compiled (npm start, dist/): the worker is the .js next to this file. From TypeScript source (tsx, or Jest, whose
+ * transform does not reach worker threads): the worker registers tsx's CommonJS loader, then loads the .ts entry.
+ * tsx is a devDependency, needed only there.
+ */
+function startWorker(request: WorkerRequest, options: IsolationOptions): Worker {
+  const resourceLimits = { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(options.memoryMb / 8))) };
+  const compiled = path.join(__dirname, 'scan-worker.js');
+  if (existsSync(compiled)) return new Worker(compiled, { workerData: request, resourceLimits });
+  const source = path.join(__dirname, 'scan-worker.ts');
+  const loader = require.resolve('tsx/cjs/api');
+  const code = `require(${JSON.stringify(loader)}).register(); require(${JSON.stringify(source)});`;
+  return new Worker(code, { eval: true, workerData: request, resourceLimits });
+}

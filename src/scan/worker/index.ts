@@ -1,0 +1,1 @@
+export { ScanWorkers, WorkerStartError, type IsolationOptions } from './analyze-in-worker';

@@ -1,0 +1,122 @@
+// Seed corpora for the fuzz targets: entries of real packages built by aapt, aapt2, apksigner, jarsigner,
+// plistutil and openssl (test/fixtures/build-packages.ts). Built once per machine and cached, because the
+// Java signers take seconds and the seeds only change when the builders do.
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { buildAab, buildApk, buildIpa, cleanupFixtures, xmlPlist } from '../fixtures/build-packages';
+
+const run = promisify(execFile);
+
+/** Bump when the fixtures below change, so a stale cache is not used. */
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v1');
+
+export type Seeds = Record<string, Buffer[]>;
+
+const NSC = `<?xml version="1.0" encoding="utf-8"?>
+<network-security-config>
+  <base-config cleartextTrafficPermitted="false"><trust-anchors><certificates src="system"/></trust-anchors></base-config>
+  <domain-config cleartextTrafficPermitted="true"><domain includeSubdomains="true">legacy.example.com</domain></domain-config>
+  <debug-overrides><trust-anchors><certificates src="user"/></trust-anchors></debug-overrides>
+</network-security-config>
+`;
+
+const MANIFEST = `<?xml version="1.0" encoding="utf-8"?>
+<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.example.fuzz"
+    android:versionCode="7" android:versionName="1.2.3">
+  <uses-sdk android:minSdkVersion="24" android:targetSdkVersion="34"/>
+  <uses-permission android:name="android.permission.INTERNET"/>
+  <application android:label="Fuzz" android:allowBackup="true" android:debuggable="true"
+      android:networkSecurityConfig="@xml/network_security_config">
+    <activity android:name=".Main" android:exported="true">
+      <intent-filter>
+        <action android:name="android.intent.action.VIEW"/>
+        <category android:name="android.intent.category.BROWSABLE"/>
+        <data android:scheme="https" android:host="example.com"/>
+      </intent-filter>
+    </activity>
+    <provider android:name=".Files" android:authorities="com.example.fuzz.files" android:exported="true"/>
+  </application>
+</manifest>
+`;
+
+const INFO_PLIST = {
+  CFBundleIdentifier: 'com.example.fuzz',
+  CFBundleShortVersionString: '1.2.3',
+  CFBundleVersion: '42',
+  CFBundleURLTypes: [{ CFBundleURLSchemes: ['fuzz', 'https'] }],
+  NSAppTransportSecurity: {
+    NSAllowsArbitraryLoads: true,
+    NSExceptionDomains: { 'legacy.example.com': { NSExceptionAllowsInsecureHTTPLoads: true, NSIncludesSubdomains: true } },
+  },
+  UIFileSharingEnabled: true,
+  Score: 1.5,
+  Blob: Buffer.from('seed'),
+  Built: new Date('2025-01-01T00:00:00Z'),
+};
+
+/** Seeds per fuzz target name (see targets.ts). */
+export async function loadSeeds(): Promise<Seeds> {
+  try {
+    return await readCache();
+  } catch {
+    await buildCache();
+    return readCache();
+  }
+}
+
+async function readCache(): Promise<Seeds> {
+  const seeds: Seeds = {};
+  for (const target of await readdir(CACHE)) {
+    const dir = path.join(CACHE, target);
+    seeds[target] = await Promise.all((await readdir(dir)).sort().map((f) => readFile(path.join(dir, f))));
+  }
+  if (Object.keys(seeds).length === 0) throw new Error('empty seed cache');
+  return seeds;
+}
+
+async function buildCache(): Promise<void> {
+  const apk = await buildApk({ manifest: MANIFEST, networkSecurityConfig: NSC, sign: 'release', schemes: { v1: true, v2: true, v3: false } });
+  const apkV3 = await buildApk({ manifest: MANIFEST, networkSecurityConfig: NSC, sign: 'weak', schemes: { v1: false, v2: false, v3: true } });
+  const aab = await buildAab({ manifest: MANIFEST, networkSecurityConfig: NSC });
+  const ipaBinary = await buildIpa({ binary: true, infoPlist: INFO_PLIST, provision: { devices: ['00008020-000A1C2E3C8A002E'], getTaskAllow: true, apsEnvironment: 'development' } });
+  const ipaXml = await buildIpa({ binary: false, infoPlist: INFO_PLIST });
+  const profile = await entry(ipaBinary, 'Payload/Example.app/embedded.mobileprovision');
+  const signatures = async (file: string) => {
+    const names = (await list(file)).filter((n) => /^META-INF\/[^/]+\.(RSA|DSA|EC)$/.test(n));
+    return Promise.all(names.map((n) => entry(file, n)));
+  };
+  const seeds: Seeds = {
+    'zip-central-directory': [await readFile(apk), await readFile(aab), await readFile(ipaXml)],
+    'binary-xml': [await entry(apk, 'AndroidManifest.xml'), await entry(apk, 'res/xml/network_security_config.xml')],
+    'resources-arsc': [await entry(apk, 'resources.arsc')],
+    'proto-xml': [await entry(aab, 'base/manifest/AndroidManifest.xml'), await entry(aab, 'base/res/xml/network_security_config.xml')],
+    'apk-signing-block': [await readFile(apk), await readFile(apkV3)],
+    pkcs7: [...(await signatures(apk)), ...(await signatures(aab)), profile],
+    'xml-plist': [await entry(ipaXml, 'Payload/Example.app/Info.plist'), Buffer.from(xmlPlist({ Entitlements: { 'get-task-allow': true }, ProvisionedDevices: ['a', 'b'] }))],
+    'binary-plist': [await entry(ipaBinary, 'Payload/Example.app/Info.plist')],
+    mobileprovision: [profile],
+  };
+  await cleanupFixtures();
+  // Written under a temporary name and renamed, so a concurrent reader never sees half a cache.
+  const tmp = `${CACHE}.${process.pid}.${Date.now()}`;
+  for (const [target, list] of Object.entries(seeds)) {
+    await mkdir(path.join(tmp, target), { recursive: true });
+    await Promise.all(list.map((buf, i) => writeFile(path.join(tmp, target, `seed-${i}.bin`), buf)));
+  }
+  // Another process may have renamed its own copy into place first; then this one is not needed.
+  await rename(tmp, CACHE).catch(() => rm(tmp, { recursive: true, force: true }));
+}
+
+async function list(zip: string): Promise<string[]> {
+  const { stdout } = await run('unzip', ['-Z1', zip]);
+  return stdout.split('\n').filter(Boolean);
+}
+
+async function entry(zip: string, name: string): Promise<Buffer> {
+  const { stdout } = await run('unzip', ['-p', zip, name], { encoding: 'buffer', maxBuffer: 64 << 20 });
+  if (stdout.length === 0) throw new Error(`${zip} has no entry ${name}`);
+  return stdout;
+}

@@ -1,0 +1,80 @@
+// One fuzz target per parser of the static analyser: each feeds untrusted bytes to the parser's entry point
+// the way analyzePackage does, and walks what comes back so lazily decoded parts are exercised too.
+import { writeFileSync } from 'node:fs';
+import { PackageZip } from '../../src/scan/static/zip-reader';
+import { parseBinaryXml } from '../../src/scan/static/android/binary-xml';
+import { parseProtoXml } from '../../src/scan/static/android/proto-xml';
+import { resolveFileReference } from '../../src/scan/static/android/resource-table';
+import { UnreadablePackageError } from '../../src/scan/static/errors';
+import { PlistSyntaxError, parseXmlPlist } from '../../src/scan/static/ios/xml-plist';
+import { parsePlistDict } from '../../src/scan/static/ios/read-plist';
+import { provisionFindings, readProvisioningProfile } from '../../src/scan/static/ios/provision-rules';
+import { DerError } from '../../src/scan/static/signing/der';
+import { certificateSignatureOid, pkcs7Certificates } from '../../src/scan/static/signing/pkcs7';
+import { readSigningBlock, schemeCertificates } from '../../src/scan/static/signing/signing-block';
+import type { XmlElement } from '../../src/scan/static/xml-node';
+
+export type Target = {
+  /** Runs the parser on one input; resolves with anything, or throws. */
+  run(input: Buffer, scratchFile: string): unknown;
+};
+
+/** A fixed clock, so profile expiry checks do not depend on the day the fuzzer runs. */
+const NOW = new Date('2026-01-15T12:00:00Z');
+
+export const TARGETS: Record<string, Target> = {
+  'zip-central-directory': {
+    async run(input, scratch) {
+      writeFileSync(scratch, input);
+      const zip = await PackageZip.open(scratch, () => true);
+      try {
+        return zip.names().length;
+      } finally {
+        zip.close();
+      }
+    },
+  },
+  'binary-xml': { run: (input) => walk(parseBinaryXml(input)) },
+  'resources-arsc': {
+    run(input) {
+      // The ids aapt gives the first entries of the first types of the app's package (0x7f).
+      const found: (string | null)[] = [];
+      for (let type = 1; type <= 4; type++) for (let entry = 0; entry < 2; entry++) found.push(resolveFileReference(input, 0x7f000000 | (type << 16) | entry));
+      return found;
+    },
+  },
+  'proto-xml': { run: (input) => walk(parseProtoXml(input)) },
+  'apk-signing-block': {
+    async run(input, scratch) {
+      writeFileSync(scratch, input);
+      const block = await readSigningBlock(scratch);
+      const oids: string[] = [];
+      for (const value of block?.values() ?? []) for (const cert of schemeCertificates(value)) oids.push(certificateSignatureOid(cert));
+      return oids;
+    },
+  },
+  pkcs7: { run: (input) => pkcs7Certificates(input).map(certificateSignatureOid) },
+  'xml-plist': { run: (input) => parseXmlPlist(input.toString('utf8')) },
+  'binary-plist': { run: (input) => parsePlistDict(input, 'Info.plist') },
+  mobileprovision: { run: (input) => provisionFindings(readProvisioningProfile(input, 'embedded.mobileprovision'), NOW) },
+};
+
+/**
+ * Errors a parser may end with on bad input: its own types (a precise refusal) and the analyser's limit error.
+ * Anything else (a TypeError, a RangeError from a Buffer read, a stack overflow) is a crash.
+ */
+export function isExpectedError(err: unknown): boolean {
+  if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError) return true;
+  // By name: the limit error's module is the analyser's, and this file must not pin its location.
+  return err instanceof Error && err.name === 'LimitExceededError';
+}
+
+function walk(root: XmlElement): number {
+  let count = 0;
+  const stack = [root];
+  for (let el = stack.pop(); el; el = stack.pop()) {
+    count += 1 + el.attributes.length;
+    stack.push(...el.children);
+  }
+  return count;
+}
