@@ -4,7 +4,7 @@
 # NODE_ENV=production: it refuses to start without KEY_ENCRYPTION_KEY (openssl rand -base64 32), unless
 # ALLOW_UNSEALED_KEYS=1 says the operator chose to keep private keys in the clear.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
@@ -14,12 +14,12 @@ COPY rest ./rest
 COPY resolvers ./resolvers
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

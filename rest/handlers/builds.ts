@@ -13,6 +13,7 @@ const BUILD_FIELDS = `
   id appId platform version commit status engine createdAt
   artifact { status sizeBytes sha256 uploadUrl uploadUrlExpiresAt }
   scans { id engine grade score }
+  provenance { repository repositoryId workflowRef sha ref runId runAttempt eventName runnerEnvironment }
 `;
 
 const CREATE_BUILD = gqlDocument<{ createBuild: GqlBuild }, { input: CreateBuildInput }>(
@@ -36,7 +37,7 @@ function toRest(build: GqlBuild): RestBuild {
     ...(artifact.uploadUrl ? { uploadUrl: artifact.uploadUrl } : {}),
     ...(artifact.uploadUrl && artifact.uploadUrlExpiresAt ? { uploadUrlExpiresAt: iso(artifact.uploadUrlExpiresAt) } : {}),
   };
-  return { ...rest, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null } as RestBuild;
+  return { ...rest, provenance: rest.provenance ?? null, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null } as RestBuild;
 }
 
 export const createBuild: Handler = async (req, res, ctx) => {

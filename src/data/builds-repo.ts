@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes } from './db';
+import type { BuildProvenance } from '../services/builds/provenance';
 
 export type Platform = 'android' | 'ios';
 
@@ -26,6 +27,8 @@ export interface BuildDoc {
   engine: 'preview';
   createdAt: Date;
   artifact: ArtifactDoc | null;
+  /** Verified claims of the CI job that registered the build; null (or absent, older builds) for API keys. */
+  provenance?: BuildProvenance | null;
 }
 
 /** Builds of every app. Each read takes the app it is restricted to (null: any app, staff only). */

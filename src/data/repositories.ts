@@ -9,6 +9,7 @@ import { BuildsRepo } from './builds-repo';
 import { UploadLocksRepo } from '../uploads/upload-locks-repo';
 import { OidcRulesRepo } from './oidc-rules-repo';
 import { JtiRepo } from './jti-repo';
+import { TokenProvenanceRepo } from './token-provenance-repo';
 import { ScansRepo } from './scans-repo';
 import { ScanJobsRepo } from './scan-jobs-repo';
 import { ThreatsRepo } from './threats-repo';
@@ -25,6 +26,7 @@ export interface Repositories {
   audit: AuditRepo;
   oidcRules: OidcRulesRepo;
   jtis: JtiRepo;
+  tokenProvenance: TokenProvenanceRepo;
   builds: BuildsRepo;
   uploadLocks: UploadLocksRepo;
   scans: ScansRepo;
@@ -44,6 +46,7 @@ export function createRepositories(db: Db): Repositories {
     audit: new AuditRepo(db),
     oidcRules: new OidcRulesRepo(db),
     jtis: new JtiRepo(db),
+    tokenProvenance: new TokenProvenanceRepo(db),
     builds: new BuildsRepo(db),
     uploadLocks: new UploadLocksRepo(db),
     scans: new ScansRepo(db),

@@ -286,6 +286,22 @@ export type BuildScanSummary = {
   score: Scalars['Int']['output'];
 };
 
+/** Verified claims of the CI job (GitHub Actions OIDC token) that registered a build. */
+export type BuildProvenance = {
+  __typename?: 'BuildProvenance';
+  repository?: Maybe<Scalars['String']['output']>;
+  repositoryId?: Maybe<Scalars['String']['output']>;
+  /** Claim job_workflow_ref. */
+  workflowRef?: Maybe<Scalars['String']['output']>;
+  sha?: Maybe<Scalars['String']['output']>;
+  ref?: Maybe<Scalars['String']['output']>;
+  runId?: Maybe<Scalars['String']['output']>;
+  runAttempt?: Maybe<Scalars['String']['output']>;
+  eventName?: Maybe<Scalars['String']['output']>;
+  /** github-hosted or self-hosted. */
+  runnerEnvironment?: Maybe<Scalars['String']['output']>;
+};
+
 export type Build = {
   __typename?: 'Build';
   id: Scalars['ID']['output'];
@@ -298,6 +314,8 @@ export type Build = {
   createdAt: Scalars['DateTime']['output'];
   artifact?: Maybe<Artifact>;
   scans: Array<BuildScanSummary>;
+  /** Null for a build registered with an API key. */
+  provenance?: Maybe<BuildProvenance>;
 };
 
 export type ArtifactDeclarationInput = {
@@ -657,6 +675,7 @@ export type ResolversTypes = {
   ArtifactStatus: ResolverTypeWrapper<Partial<ArtifactStatus>>;
   Artifact: ResolverTypeWrapper<Partial<Artifact>>;
   BuildScanSummary: ResolverTypeWrapper<Partial<BuildScanSummary>>;
+  BuildProvenance: ResolverTypeWrapper<Partial<BuildProvenance>>;
   Build: ResolverTypeWrapper<Partial<Build>>;
   ArtifactDeclarationInput: ResolverTypeWrapper<Partial<ArtifactDeclarationInput>>;
   CreateBuildInput: ResolverTypeWrapper<Partial<CreateBuildInput>>;
@@ -708,6 +727,7 @@ export type ResolversParentTypes = {
   AuditPage: Partial<AuditPage>;
   Artifact: Partial<Artifact>;
   BuildScanSummary: Partial<BuildScanSummary>;
+  BuildProvenance: Partial<BuildProvenance>;
   Build: Partial<Build>;
   ArtifactDeclarationInput: Partial<ArtifactDeclarationInput>;
   CreateBuildInput: Partial<CreateBuildInput>;
@@ -822,6 +842,18 @@ export type BuildScanSummaryResolvers<ContextType = RequestContext, ParentType e
   score?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type BuildProvenanceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['BuildProvenance'] = ResolversParentTypes['BuildProvenance']> = {
+  repository?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  repositoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  workflowRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sha?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ref?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runAttempt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  eventName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runnerEnvironment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type BuildResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Build'] = ResolversParentTypes['Build']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -833,6 +865,7 @@ export type BuildResolvers<ContextType = RequestContext, ParentType extends Reso
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   artifact?: Resolver<Maybe<ResolversTypes['Artifact']>, ParentType, ContextType>;
   scans?: Resolver<Array<ResolversTypes['BuildScanSummary']>, ParentType, ContextType>;
+  provenance?: Resolver<Maybe<ResolversTypes['BuildProvenance']>, ParentType, ContextType>;
 };
 
 export type ApiKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
@@ -981,6 +1014,7 @@ export type Resolvers<ContextType = RequestContext> = {
   AuditPage?: AuditPageResolvers<ContextType>;
   Artifact?: ArtifactResolvers<ContextType>;
   BuildScanSummary?: BuildScanSummaryResolvers<ContextType>;
+  BuildProvenance?: BuildProvenanceResolvers<ContextType>;
   Build?: BuildResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;

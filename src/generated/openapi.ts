@@ -529,6 +529,29 @@ export interface components {
             artifact: components["schemas"]["Artifact"] | null;
             /** @description The scans made of this build, oldest first; empty until one exists. */
             scans: components["schemas"]["BuildScan"][];
+            /** @description Verified claims of the CI job whose access token registered the build; null for API-key builds. */
+            provenance?: components["schemas"]["BuildProvenance"] | null;
+        };
+        /** @description Claims of the job's verified OIDC token (GitHub Actions names in parentheses). */
+        BuildProvenance: {
+            /** @description (`repository`) owner/name. */
+            repository: string | null;
+            /** @description (`repository_id`) */
+            repositoryId: string | null;
+            /** @description (`job_workflow_ref`) the workflow file and ref the job ran. */
+            workflowRef: string | null;
+            /** @description (`sha`) the commit the job ran on. */
+            sha: string | null;
+            /** @description (`ref`) */
+            ref: string | null;
+            /** @description (`run_id`) */
+            runId: string | null;
+            /** @description (`run_attempt`) */
+            runAttempt: string | null;
+            /** @description (`event_name`) */
+            eventName: string | null;
+            /** @description (`runner_environment`) `github-hosted` or `self-hosted`. */
+            runnerEnvironment: string | null;
         };
         /** @description A security event detected on a device. Device identifiers are never returned. */
         Threat: {

@@ -7,6 +7,8 @@ export type PreviewMeta = {
   commit: string | null;
   artifact: { sizeBytes: number; sha256: string } | null;
   keyMode: 'live' | 'test' | 'oidc';
+  /** Verified claims of the CI job that registered the build (OIDC access tokens only). */
+  provenance?: { sha: string | null; runnerEnvironment: string | null } | null;
 };
 
 // SHA-256 of zero bytes: a declared artifact with this hash is an empty file.
@@ -20,7 +22,34 @@ const PLACEHOLDER_VERSION = /^v?0(?:\.0)*$/i;
 
 /** Findings from build metadata alone; pure and deterministic. */
 export function previewFindings(meta: PreviewMeta): Finding[] {
-  return [...commitFindings(meta), ...versionFindings(meta), ...artifactFindings(meta), ...credentialFindings(meta)];
+  return [...commitFindings(meta), ...provenanceFindings(meta), ...versionFindings(meta), ...artifactFindings(meta), ...credentialFindings(meta)];
+}
+
+function provenanceFindings(meta: PreviewMeta): Finding[] {
+  const p = meta.provenance;
+  if (!p) return [];
+  const findings: Finding[] = [];
+  const commit = meta.commit?.trim() ?? '';
+  // Only a full SHA can be compared; a missing or abbreviated one already has its own finding.
+  if (p.sha && FULL_SHA.test(commit) && commit.toLowerCase() !== p.sha.toLowerCase()) {
+    findings.push({
+      id: 'preview.commit-mismatch',
+      severity: 'high',
+      title: 'Declared commit differs from the commit the CI job ran on',
+      detail: `The build declares commit ${commit}, but the verified OIDC token of the job that registered it says the job ran on ${p.sha}.`,
+      fix: 'Declare the commit the job checked out ("commit": "${GITHUB_SHA}"), or build in a job that runs on the commit you release.',
+    });
+  }
+  if (p.runnerEnvironment === 'self-hosted') {
+    findings.push({
+      id: 'preview.self-hosted-runner',
+      severity: 'low',
+      title: 'Build registered from a self-hosted runner',
+      detail: 'The job that registered this build ran on a self-hosted runner, whose machine and earlier jobs GitHub does not isolate.',
+      fix: 'Build release packages on GitHub-hosted runners, or use ephemeral (just-in-time) self-hosted runners and pin the workflow in the trust rule.',
+    });
+  }
+  return findings;
 }
 
 function commitFindings(meta: PreviewMeta): Finding[] {

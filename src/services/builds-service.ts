@@ -12,6 +12,7 @@ import { streamToStore } from '../uploads/stream-to-store';
 import { acquireUploadBudget } from '../uploads/upload-budget';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import { scanSummariesOfBuild } from './scans-service';
+import type { BuildProvenance } from './builds/provenance';
 
 export { toBuildView, type BuildView, type ArtifactView } from './builds/view';
 
@@ -55,11 +56,19 @@ async function runHook(ctx: { logger: RequestContext['logger'] }, name: string, 
   }
 }
 
+/** The verified claims of the CI job behind an access token (recorded at the exchange); null for API keys. */
+async function provenanceOf(ctx: RequestContext, appId: string, now: Date): Promise<BuildProvenance | null> {
+  const principal = ctx.principal;
+  if (principal.kind !== 'oidc' || !principal.tokenHash) return null;
+  return ctx.repos.tokenProvenance.find(appId, principal.tokenHash, now);
+}
+
 /** Registers a build of the credential's app; with a declared artifact, the artifact is `pending` with an upload URL. */
 export async function createBuild(ctx: RequestContext, input: CreateBuildInput): Promise<BuildDoc> {
   const appId = appAccess(ctx, { write: true });
   validate(input);
   const now = ctx.clock.now();
+  const provenance = await provenanceOf(ctx, appId, now);
   const id = newId('bld');
   const doc: BuildDoc = {
     _id: id,
@@ -80,6 +89,7 @@ export async function createBuild(ctx: RequestContext, input: CreateBuildInput):
           uploadedAt: null,
         }
       : null,
+    provenance,
   };
   await ctx.repos.builds.insert(doc);
   await runHook(ctx, 'onBuildRegistered', () => onBuildRegistered(ctx.deps, doc, ctx.principal));

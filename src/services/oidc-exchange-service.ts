@@ -7,6 +7,7 @@ import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal'
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import { CLOCK_TOLERANCE_S, verifyOidcToken } from '../oidc/token-verifier';
 import type { Scope } from '../auth/scopes';
+import { provenanceFromClaims } from './builds/provenance';
 import { recordAggregatedAudit, recordAudit } from './audit-service';
 
 export interface OidcExchangeResult {
@@ -50,6 +51,7 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
   if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.claims);
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
+  await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(token.claims), minted.expiresAt);
   await recordAudit(ctx.deps, {
     appId: app._id,
     action: 'oidc.exchanged',

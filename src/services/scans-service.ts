@@ -87,6 +87,7 @@ export async function createPreviewScan(deps: Deps, build: BuildDoc, principal: 
     commit: build.commit,
     artifact: build.artifact && { sizeBytes: build.artifact.sizeBytes, sha256: build.artifact.sha256 },
     keyMode: mode,
+    provenance: build.provenance ?? null,
   });
   const doc = scanDoc({
     _id: newId('scn'),

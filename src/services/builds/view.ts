@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../context';
 import type { BuildDoc } from '../../data/builds-repo';
 import { isAppPrincipal } from '../../auth/principal';
+import type { BuildProvenance } from './provenance';
 import { signUploadToken, uploadUrl } from '../../uploads/upload-token';
 
 export interface ArtifactView {
@@ -21,6 +22,7 @@ export interface BuildView {
   engine: 'preview';
   createdAt: Date;
   artifact: ArtifactView | null;
+  provenance: BuildProvenance | null;
 }
 
 /**
@@ -57,5 +59,6 @@ export async function toBuildView(ctx: RequestContext, doc: BuildDoc): Promise<B
       uploadUrl: await uploadUrlFor(ctx, doc),
       uploadUrlExpiresAt: a.status === 'pending' ? a.uploadUrlExpiresAt : null,
     },
+    provenance: doc.provenance ?? null,
   };
 }

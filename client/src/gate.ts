@@ -1,0 +1,15 @@
+import type { Scan } from './api';
+import { gradeBelow, NOT_ANALYSED_FINDINGS, type Grade } from './grades';
+
+export interface GateResult {
+  passed: boolean;
+  reason?: string;
+}
+
+/** A scan that could not analyse its package verified nothing: it fails any gate. */
+export function evaluateGate(scan: Scan, failUnder: Grade | undefined): GateResult {
+  const notAnalysed = scan.findings.find((f) => (NOT_ANALYSED_FINDINGS as readonly string[]).includes(f.id));
+  if (notAnalysed) return { passed: false, reason: `the package could not be analysed (${notAnalysed.id})` };
+  if (failUnder && gradeBelow(scan.grade, failUnder)) return { passed: false, reason: `grade ${scan.grade} is under ${failUnder}` };
+  return { passed: true };
+}

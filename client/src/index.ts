@@ -1,0 +1,15 @@
+/** shieldgate-ci as a library: the typed REST client and the steps the command is made of. */
+export { createApiClient, call, type ApiClient, type Build, type Scan, type Finding, type Whoami, type CredentialSource } from './api';
+export { apiKeyCredential, githubOidcCredential, resolveCredential, ExchangeRefused } from './credentials';
+export { decodeRuleClaims, suggestRule, refusalReport } from './claims';
+export { digestFile, type FileDigest } from './file-digest';
+export { uploadArtifact } from './upload';
+export { createProgress } from './progress';
+export { waitForStaticScan, getBuild, getScan } from './wait';
+export { evaluateGate, type GateResult } from './gate';
+export { GRADES, gradeBelow, isGrade, type Grade } from './grades';
+export { toSarif, fingerprint, DEFAULT_MANIFEST } from './sarif';
+export { resolveCommit, idempotencyKey } from './commit';
+export { CliError, ServiceError, EXIT } from './errors';
+export { main } from './cli';
+export type { paths, components } from './generated/openapi';

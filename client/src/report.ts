@@ -1,0 +1,41 @@
+/** What a person reads: the findings table in the log, the job summary, one annotation per serious finding. */
+import type { Finding, Scan } from './api';
+
+const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low'] as const;
+
+export function sortFindings(findings: Finding[]): Finding[] {
+  return [...findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) || a.id.localeCompare(b.id));
+}
+
+const clip = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
+
+/** A plain-text table (severity, id, title, fix), wide enough for a CI log. */
+export function findingsTable(findings: Finding[]): string[] {
+  if (findings.length === 0) return ['No findings.'];
+  const rows = sortFindings(findings).map((f) => [f.severity, f.id, clip(f.title, 60), clip(f.fix, 90)]);
+  const header = ['SEVERITY', 'ID', 'TITLE', 'FIX'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const format = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ');
+  return [format(header), ...rows.map(format)];
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+/** Markdown for $GITHUB_STEP_SUMMARY. */
+export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?: string; passed: boolean; reason?: string }): string {
+  const lines = [
+    `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
+    '',
+    `Build \`${buildId}\`, scan \`${scan.id}\` (${scan.engine}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? '')}.`,
+  ];
+  if (gate.failUnder) lines.push('', gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
+  lines.push('');
+  if (scan.findings.length === 0) lines.push('No findings.');
+  else {
+    lines.push('| Severity | Id | Title | Fix |', '|---|---|---|---|');
+    for (const f of sortFindings(scan.findings)) lines.push(`| ${f.severity} | \`${cell(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const isSerious = (f: Finding) => f.severity === 'high' || f.severity === 'critical';

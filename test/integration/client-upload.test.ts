@@ -1,0 +1,301 @@
+// shieldgate-ci run as a GitHub Actions step would run it, against the real service: keyless upload (the job's OIDC
+// token from GitHub's token endpoint, exchanged), the static scan awaited, the gate both ways, SARIF valid against the
+// SARIF 2.1.0 schema (from the registry package @microsoft/jest-sarif), outputs and job summary written, a refused
+// exchange explained with the job's claims (exit 3), an expired URL and a cut connection survived, API-key mode, and
+// a retried step registering one build.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import '@microsoft/jest-sarif';
+import { startHarness, json, readJson, type Harness } from '../support/harness';
+import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
+import { startGitHubTokenEndpoint, type GitHubTokenEndpoint } from '../support/github-token-endpoint';
+import { startCuttingProxy, type CuttingProxy } from '../support/client-cutting-proxy';
+import { digestFile } from '../../client/src/file-digest';
+import { idempotencyKey } from '../../client/src/commit';
+import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
+
+const BIN = path.join(__dirname, '..', '..', 'client', 'bin', 'shieldgate-ci.js');
+const ACTION = path.join(__dirname, '..', '..', 'action', 'dist', 'index.js');
+const SHA = 'a3f1c2e7d9b04c5e8f6a7b2c1d0e9f8a7b6c5d4e';
+const RUN_ID = '9876543210';
+
+let issuer: OidcIssuer;
+let proxy: CuttingProxy;
+let h: Harness;
+let github: GitHubTokenEndpoint;
+let appId: string;
+let strangerAppId: string;
+let apk: string;
+let bigApk: string;
+let work: string;
+let runCounter = 0;
+/** Claims the next tokens carry beyond the defaults (e.g. a self-hosted runner). */
+let claimOverrides: Record<string, unknown> = {};
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** GITHUB_OUTPUT in the delimiter form: name<<DELIM \n value \n DELIM. */
+function readOutputs(file: string): Record<string, string> {
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const outputs: Record<string, string> = {};
+  const re = /^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) outputs[m[1]] = m[3];
+  return outputs;
+}
+
+function githubEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const dir = fs.mkdtempSync(path.join(work, `step-${++runCounter}-`));
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: os.tmpdir(),
+    GITHUB_ACTIONS: 'true',
+    GITHUB_OUTPUT: path.join(dir, 'output'),
+    GITHUB_STEP_SUMMARY: path.join(dir, 'summary.md'),
+    GITHUB_SHA: SHA,
+    GITHUB_RUN_ID: RUN_ID,
+    GITHUB_RUN_ATTEMPT: String(runCounter),
+    GITHUB_REPOSITORY: 'acme/mobile-app',
+    SHIELDGATE_URL: proxy.url,
+    ...github.env,
+    ...extra,
+  };
+}
+
+function runCli(args: string[], env: Record<string, string>, script = BIN): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [script, ...args], { env, cwd: work, timeout: 90_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({
+        code,
+        stdout,
+        stderr,
+        outputs: readOutputs(env.GITHUB_OUTPUT ?? ''),
+        summary: env.GITHUB_STEP_SUMMARY && fs.existsSync(env.GITHUB_STEP_SUMMARY) ? fs.readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8') : '',
+      });
+    });
+  });
+}
+
+const uploadArgs = (file: string, ...more: string[]) => ['upload', '--app', appId, '--file', file, '--platform', 'android', '--version', '2.4.1', ...more];
+
+async function buildsOfApp(): Promise<number> {
+  return (await h.deps.repos.builds.listForApp(appId, 100)).length;
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(__dirname, '..', '..', 'client', 'dist', 'cli.js'))) throw new Error('client/dist is missing: run npm run build');
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'shieldgate-ci-'));
+  issuer = await startOidcIssuer();
+  proxy = await startCuttingProxy();
+  // The service's public address is the proxy: upload URLs and the OIDC audience go through it.
+  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', PUBLIC_BASE_URL: proxy.url } });
+  proxy.setTarget(Number(new URL(h.baseUrl).port));
+  github = await startGitHubTokenEndpoint((audience) =>
+    issuer.sign(issuer.claims({ audience, now: h.clock.now() }, { sha: SHA, run_id: RUN_ID, run_attempt: '1', runner_environment: 'github-hosted', ...claimOverrides })),
+  );
+  ({ appId } = await h.newApp());
+  ({ appId: strangerAppId } = await h.newApp());
+  const admin = await h.newKey(appId, ['rules:write']);
+  const rule = { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/main', scopes: ['builds:write', 'builds:read', 'scans:read'] };
+  expect((await h.api(`/v1/apps/${appId}/oidc-rules`, { method: 'POST', headers: json(admin.key), body: JSON.stringify(rule) })).status).toBe(201);
+  const manifest = androidManifest({ minSdk: 26, targetSdk: 35, application: { 'android:debuggable': 'true' } });
+  apk = await buildApk({ manifest, sign: 'release' });
+  bigApk = await buildApk({ manifest, sign: 'release', padBytes: 3 * 1024 * 1024 });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await github?.close();
+  await proxy?.close();
+  await issuer?.close();
+  await cleanupFixtures();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('shieldgate-ci upload in GitHub Actions', () => {
+  it('uploads keylessly, waits, writes outputs, summary, annotations and valid SARIF, and passes a gate the grade meets', async () => {
+    const sarifFile = path.join(work, 'keyless.sarif');
+    const r = await runCli(uploadArgs(apk, '--wait', '--fail-under', 'F', '--sarif', sarifFile), githubEnv());
+    expect(r.stderr).not.toMatch(/eyJ/); // no token of any kind in the log
+    expect(r.code).toBe(0);
+    expect(github.requests.at(-1)).toBe(proxy.url); // the audience is the server's address
+    expect(r.stdout).toMatch(/^::add-mask::.+$/m);
+    const mask = /^::add-mask::(.+)$/m.exec(r.stdout)![1];
+    expect(r.stdout.split('\n').filter((line) => line.includes(mask))).toHaveLength(1); // masked, never printed otherwise
+
+    expect(r.outputs['build-id']).toMatch(/^bld_/);
+    expect(r.outputs['scan-id']).toMatch(/^scn_/);
+    const scan = await readJson(await h.api(`/v1/scans/${r.outputs['scan-id']}`, { headers: json((await h.newKey(appId, ['scans:read'])).key) }));
+    expect(scan.engine).toBe('static');
+    expect(r.outputs.grade).toBe(scan.grade);
+    expect(r.outputs.score).toBe(String(scan.score));
+    expect(r.summary).toContain(`grade ${scan.grade}`);
+    expect(r.summary).toContain(r.outputs['build-id']);
+    for (const f of scan.findings) expect(r.stdout).toContain(f.id); // the findings table
+    const serious = scan.findings.filter((f: { severity: string }) => f.severity === 'high' || f.severity === 'critical');
+    expect(serious.length).toBeGreaterThan(0); // a debuggable APK
+    for (const f of serious) expect(r.stdout).toContain(`::error title=shieldgate ${f.severity}%3A ${f.id}::`);
+
+    const reader = await h.newKey(appId, ['builds:read', 'scans:read']);
+    const build = await readJson(await h.api(`/v1/builds/${r.outputs['build-id']}`, { headers: json(reader.key) }));
+    expect(build.commit).toBe(SHA); // --commit defaults to GITHUB_SHA
+    expect(build.artifact.status).toBe('uploaded');
+    expect(build.provenance).toEqual({
+      repository: 'acme/mobile-app',
+      repositoryId: '123456789',
+      workflowRef: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',
+      sha: SHA,
+      ref: 'refs/heads/main',
+      runId: RUN_ID,
+      runAttempt: '1',
+      eventName: 'push',
+      runnerEnvironment: 'github-hosted',
+    });
+    const preview = await readJson(await h.api(`/v1/scans/${build.scans[0].id}`, { headers: json(reader.key) }));
+    expect(preview.findings.map((f: { id: string }) => f.id)).not.toContain('preview.commit-mismatch');
+
+    const sarif = JSON.parse(fs.readFileSync(sarifFile, 'utf8'));
+    (expect(sarif) as unknown as { toBeValidSarifLog(): void }).toBeValidSarifLog();
+    const run = sarif.runs[0];
+    expect(run.tool.driver.rules.map((rule: { id: string }) => rule.id).sort()).toEqual([...new Set(scan.findings.map((f: { id: string }) => f.id))].sort());
+    expect(run.tool.driver.rules[0].help.text).toBeTruthy();
+    expect(run.results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('app/src/main/AndroidManifest.xml');
+    expect(run.results[0].partialFingerprints['shieldgateFinding/v1']).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('fails the gate with exit 2 when the grade is under --fail-under, and writes SARIF with the same fingerprints', async () => {
+    const first = JSON.parse(fs.readFileSync(path.join(work, 'keyless.sarif'), 'utf8'));
+    const sarifFile = path.join(work, 'gate.sarif');
+    const r = await runCli(uploadArgs(apk, '--fail-under', 'A+', '--sarif', sarifFile, '--manifest-path', 'android/app/AndroidManifest.xml'), githubEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/gate failed: grade \S+ is under A\+/);
+    expect(r.summary).toContain('Gate failed');
+    const sarif = JSON.parse(fs.readFileSync(sarifFile, 'utf8'));
+    (expect(sarif) as unknown as { toBeValidSarifLog(): void }).toBeValidSarifLog();
+    expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('android/app/AndroidManifest.xml');
+    const prints = (log: typeof sarif) => log.runs[0].results.map((x: { partialFingerprints: Record<string, string> }) => x.partialFingerprints['shieldgateFinding/v1']).sort();
+    expect(prints(sarif)).toEqual(prints(first)); // the same alerts, not new ones, on the next upload
+  });
+
+  it('prints the job claims and a rule that would admit it when the exchange is refused, never the token; exit 3', async () => {
+    const r = await runCli(['upload', '--app', strangerAppId, '--file', apk, '--platform', 'android', '--version', '2.4.1'], githubEnv());
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('sub: repo:acme/mobile-app:ref:refs/heads/main');
+    expect(r.stderr).toContain('repository_id: 123456789');
+    expect(r.stderr).toContain('job_workflow_ref: acme/mobile-app/.github/workflows/release.yml@refs/heads/main');
+    expect(r.stderr).toContain(`/v1/apps/${strangerAppId}/oidc-rules`);
+    expect(r.stderr).toContain('"subjectPattern":"repo:acme/mobile-app:ref:refs/heads/main"');
+    expect(r.stdout).toMatch(/^::error title=shieldgate%3A OIDC exchange refused::/m);
+    expect(`${r.stdout}${r.stderr}`).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+  });
+
+  it('resumes with a fresh URL when the upload URL expired, and a retried step registers the build once', async () => {
+    const env = githubEnv();
+    // The step's first try registered the build (the key the client derives from run, attempt and file hash) and
+    // died before uploading; the retry comes after the 15-minute URL expired.
+    const digest = await digestFile(bigApk);
+    const key = idempotencyKey(env, digest.sha256)!;
+    const writer = await h.newKey(appId, ['builds:write']);
+    const body = { platform: 'android', version: '2.4.1', commit: SHA, artifact: digest };
+    const registered = await h.api('/v1/builds', { method: 'POST', headers: { ...json(writer.key), 'idempotency-key': key }, body: JSON.stringify(body) });
+    expect(registered.status).toBe(201);
+    const buildId = (await readJson(registered)).id;
+    const before = await buildsOfApp();
+    h.clock.advance(16 * 60 * 1000);
+
+    const retried = await runCli(uploadArgs(bigApk, '--wait'), env);
+    expect(retried.code).toBe(0);
+    expect(retried.stdout).toContain('already registered by this run');
+    // The service refuses the expired URL with a 403 and closes the connection; the client sees the answer or the
+    // reset, depending on how far the body got, and either way asks for a fresh URL.
+    expect(retried.stderr).toMatch(/(upload URL expired|connection broke).*; starting again with a fresh URL/);
+    expect(retried.outputs['build-id']).toBe(buildId);
+    const stored = await h.deps.repos.builds.findById(appId, buildId);
+    expect(stored?.artifact?.status).toBe('uploaded');
+    // The fresh URL was issued after the clock moved (POST /v1/builds/{id}/upload-url).
+    expect(stored!.artifact!.uploadUrlExpiresAt.getTime()).toBeGreaterThan(h.clock.now().getTime());
+
+    // The step retried once more after it succeeded: the same build, nothing registered again.
+    const again = await runCli(uploadArgs(bigApk, '--wait'), env);
+    expect(again.code).toBe(0);
+    expect(again.outputs['build-id']).toBe(buildId);
+    expect(await buildsOfApp()).toBe(before);
+  });
+
+  it('starts again with a fresh URL when the connection is cut mid-upload', async () => {
+    proxy.armCut(1024 * 1024);
+    const r = await runCli(uploadArgs(bigApk, '--wait'), githubEnv());
+    expect(proxy.cuts).toBe(1);
+    expect(r.stderr).toMatch(/the connection broke .*starting again with a fresh URL/);
+    expect(r.code).toBe(0);
+    expect((await h.deps.repos.builds.findById(appId, r.outputs['build-id']))?.artifact?.status).toBe('uploaded');
+  });
+
+  it('uses SHIELDGATE_API_KEY when set, without asking GitHub for a token', async () => {
+    const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read']);
+    const asked = github.requests.length;
+    const env = githubEnv({ SHIELDGATE_API_KEY: key });
+    const r = await runCli(uploadArgs(apk, '--wait', '--json'), env);
+    expect(r.code).toBe(0);
+    expect(github.requests.length).toBe(asked);
+    expect(r.stdout).toContain(`::add-mask::${key}`);
+    const result = JSON.parse(r.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1)!);
+    expect(result).toMatchObject({ buildId: r.outputs['build-id'], scanId: r.outputs['scan-id'], gate: { passed: true } });
+    const build = await readJson(await h.api(`/v1/builds/${result.buildId}`, { headers: json(key) }));
+    expect(build.provenance).toBeNull();
+    const who = await runCli(['whoami', '--json'], env);
+    expect(JSON.parse(who.stdout.split('\n').filter((line) => line.startsWith('{'))[0])).toMatchObject({ appId, auth: 'api_key' });
+  });
+
+  it('records a declared commit other than the job\'s sha as a high finding, and a self-hosted runner as a low one', async () => {
+    claimOverrides = { runner_environment: 'self-hosted' };
+    try {
+      const other = 'b'.repeat(40);
+      const r = await runCli(uploadArgs(apk, '--commit', other), githubEnv());
+      expect(r.code).toBe(0);
+      const reader = await h.newKey(appId, ['builds:read', 'scans:read']);
+      const build = await readJson(await h.api(`/v1/builds/${r.outputs['build-id']}`, { headers: json(reader.key) }));
+      expect(build.provenance).toMatchObject({ sha: SHA, runnerEnvironment: 'self-hosted' });
+      const preview = await readJson(await h.api(`/v1/scans/${build.scans[0].id}`, { headers: json(reader.key) }));
+      const severities = Object.fromEntries(preview.findings.map((f: { id: string; severity: string }) => [f.id, f.severity]));
+      expect(severities['preview.commit-mismatch']).toBe('high');
+      expect(severities['preview.self-hosted-runner']).toBe('low');
+    } finally {
+      claimOverrides = {};
+    }
+  });
+
+  it('runs the same upload as the bundled GitHub Action, from the step inputs', async () => {
+    const env = githubEnv({ SHIELDGATE_URL: '' });
+    const inputs = { 'INPUT_SERVER-URL': proxy.url, 'INPUT_APP-ID': appId, INPUT_FILE: apk, INPUT_PLATFORM: 'android', INPUT_VERSION: '2.4.2', 'INPUT_FAIL-UNDER': 'F', INPUT_SARIF: path.join(work, 'action.sarif'), 'INPUT_API-KEY': '' };
+    const r = await runCli([], { ...env, ...inputs }, ACTION);
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.outputs).sort()).toEqual(['build-id', 'grade', 'scan-id', 'score']);
+    expect(r.summary).toContain(`grade ${r.outputs.grade}`);
+    expect(fs.existsSync(path.join(work, 'action.sarif'))).toBe(true);
+    const action = fs.readFileSync(path.join(__dirname, '..', '..', 'action', 'action.yml'), 'utf8');
+    expect(action).toMatch(/^\s+using: node24$/m);
+    expect(action).toMatch(/^\s+main: dist\/index\.js$/m);
+  });
+
+  it('whoami exchanges the job token when no key is set', async () => {
+    const r = await runCli(['whoami', '--app', appId], githubEnv());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`app ${appId}`);
+    expect(r.stdout).toContain('oidc');
+  });
+
+  it('answers a usage error with one line and exit 1', async () => {
+    const r = await runCli(['upload', '--app', appId, '--file', apk, '--platform', 'windows', '--version', '1'], githubEnv());
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe('shieldgate-ci: --platform must be android or ios');
+  });
+});

@@ -1,0 +1,103 @@
+// shieldgate-ci's pure rules: claims decoded locally and the trust rule suggested from them, the gate (grades and
+// packages that could not be analysed), the Idempotency-Key of a run, SARIF rules and stable fingerprints, CI progress
+// lines every 10 %, and GitHub output files in the delimiter form.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { decodeRuleClaims, suggestRule } from '../../client/src/claims';
+import { evaluateGate } from '../../client/src/gate';
+import { gradeBelow } from '../../client/src/grades';
+import { idempotencyKey } from '../../client/src/commit';
+import { fingerprint, toSarif } from '../../client/src/sarif';
+import { createProgress } from '../../client/src/progress';
+import { setOutputs } from '../../client/src/github';
+import type { Scan } from '../../client/src/api';
+
+const jws = (payload: unknown) => `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
+
+function scan(findings: Scan['findings'], grade = 'B', appId = 'app_abcdef'): Scan {
+  return { id: 'scn_x', appId, engine: 'static', grade: grade as Scan['grade'], score: 85, target: { platform: 'android', name: 'x', version: '1' }, findings, createdAt: new Date(0).toISOString() };
+}
+const finding = (id: string, severity: 'low' | 'medium' | 'high' | 'critical' = 'high') => ({ id, severity, title: `t ${id}`, detail: 'd', fix: `fix ${id}` });
+
+describe('claims of a refused job', () => {
+  it('decodes only the claims rules look at, and suggests a rule written with names for an immutable subject', () => {
+    const claims = decodeRuleClaims(jws({ sub: 'repo:acme@4242/mobile-app@123:ref:refs/heads/main', repository: 'acme/mobile-app', repository_id: '123', repository_owner_id: '4242', job_workflow_ref: 'acme/mobile-app/.github/workflows/r.yml@refs/heads/main', secret: 'x' }))!;
+    expect(claims).not.toHaveProperty('secret');
+    expect(suggestRule(claims)).toEqual({
+      subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/main',
+      workflowRef: 'acme/mobile-app/.github/workflows/r.yml@refs/heads/main',
+      repositoryId: '123',
+      repositoryOwnerId: '4242',
+      scopes: ['builds:write', 'builds:read', 'scans:read'],
+    });
+  });
+  it('suggests no rule for pull_request jobs and decodes nothing from a non-JWS', () => {
+    expect(suggestRule({ sub: 'repo:a/b:pull_request', repository: 'a/b', event_name: 'pull_request' })).toBeNull();
+    expect(decodeRuleClaims('not-a-token')).toBeNull();
+  });
+});
+
+describe('gate', () => {
+  it('fails under the floor and passes at or above it', () => {
+    expect(gradeBelow('B', 'B')).toBe(false);
+    expect(gradeBelow('B-', 'B')).toBe(true);
+    expect(gradeBelow('A+', 'F')).toBe(false);
+    expect(evaluateGate(scan([], 'C'), 'B')).toEqual({ passed: false, reason: 'grade C is under B' });
+    expect(evaluateGate(scan([], 'A'), 'B')).toEqual({ passed: true });
+  });
+  it('fails a scan that could not analyse its package, with or without a floor', () => {
+    expect(evaluateGate(scan([finding('scan.incomplete')], 'F'), undefined).passed).toBe(false);
+    expect(evaluateGate(scan([finding('package.unreadable')], 'F'), 'F').reason).toMatch(/could not be analysed/);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  const sha = 'ab'.repeat(32);
+  it('is derived from the run, its attempt and the file hash, within the contract pattern', () => {
+    const key = idempotencyKey({ GITHUB_RUN_ID: '9876543210', GITHUB_RUN_ATTEMPT: '2' }, sha)!;
+    expect(key).toBe(`sgci.9876543210.2.${sha}`);
+    expect(key).toMatch(/^[A-Za-z0-9_.:-]{8,128}$/);
+    expect(idempotencyKey({ GITHUB_RUN_ID: '9876543210', GITHUB_RUN_ATTEMPT: '3' }, sha)).not.toBe(key);
+  });
+  it('is absent outside a run', () => {
+    expect(idempotencyKey({}, sha)).toBeUndefined();
+  });
+});
+
+describe('SARIF', () => {
+  it('has one rule per finding id with the fix as help, and fingerprints independent of the scan', () => {
+    const log = toSarif(scan([finding('a.one'), finding('a.one', 'low'), finding('b.two', 'medium')]), { manifestPath: 'm.xml', toolVersion: '1.0.0', informationUri: 'https://x' }) as any;
+    expect(log.runs[0].tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(['a.one', 'b.two']);
+    expect(log.runs[0].tool.driver.rules[0].help.text).toBe('fix a.one');
+    expect(log.runs[0].results).toHaveLength(3);
+    const later: Scan = { ...scan([], 'F'), id: 'scn_other' };
+    expect(fingerprint(scan([], 'A'), 'a.one')).toBe(fingerprint(later, 'a.one'));
+    expect(fingerprint(scan([]), 'a.one')).not.toBe(fingerprint(scan([], 'B', 'app_other'), 'a.one'));
+  });
+});
+
+describe('progress in a CI log', () => {
+  it('prints a plain line at each 10 %', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk) => (text += chunk));
+    const progress = createProgress(1000, out, false);
+    progress.start();
+    for (let i = 0; i < 100; i++) progress.advance(10);
+    progress.done();
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(11); // 0 %, 10 %, ... 100 %
+    expect(lines.at(-1)).toMatch(/^upload 100% /);
+    expect(text).not.toContain('\r');
+  });
+});
+
+describe('GitHub outputs', () => {
+  it('are written in the delimiter form', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gh-out-')), 'output');
+    setOutputs({ GITHUB_OUTPUT: file }, { grade: 'B+', 'build-id': 'bld_1' });
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^grade<<(ghadelimiter_[0-9a-f-]+)\nB\+\n\1\nbuild-id<<(ghadelimiter_[0-9a-f-]+)\nbld_1\n\2\n$/);
+  });
+});
