@@ -40,7 +40,9 @@ const SECRET_SHAPES: Array<[RegExp, string]> = [
   [/\bsvc_(live|test)_[A-Za-z0-9]+_[A-Za-z0-9_-]+/g, 'svc_$1_[redacted]'],
   [/\bstf_[A-Za-z0-9]+_[A-Za-z0-9_-]+/g, 'stf_[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=_-]+/g, 'whsec_[redacted]'],
-  [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted jwt]'],
+  // A match may start only where no token character precedes it: with `\b`, every `eyJ` after a `-` was a new start
+  // rescanning the rest of the text, quadratic in a path like /eyJ-eyJ-eyJ-... that any client can send.
+  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted jwt]'],
   [/\/v1\/uploads\/[^/?#\s"']+/g, '/v1/uploads/[redacted]'],
 ];
 
@@ -49,8 +51,12 @@ const CENSOR = '[redacted]';
 const MAX_DEPTH = 8;
 const MAX_NODES = 2000;
 
+const MAX_PATH = 1024;
+/** Longer strings are cut before they are scrubbed: a log line is no place for them, and scrubbing stays cheap. */
+const MAX_STRING = 8192;
+
 function scrubString(text: string): string {
-  let out = text;
+  let out = text.length > MAX_STRING ? `${text.slice(0, MAX_STRING)}...[${text.length - MAX_STRING} more characters]` : text;
   for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
   return out;
 }
@@ -116,5 +122,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /** Paths that carry a credential (the upload token) are logged without it. */
 export function redactPath(path: string): string {
-  return path.replace(/^\/v1\/uploads\/[^/?]+/, '/v1/uploads/[redacted]').replace(/\?.*$/, '');
+  // A path is at most what the header limit lets in (16 KiB); the log keeps its first 1 KiB.
+  const bounded = path.length > MAX_PATH ? `${path.slice(0, MAX_PATH)}...` : path;
+  return bounded.replace(/^\/v1\/uploads\/[^/?]+/, '/v1/uploads/[redacted]').replace(/\?.*$/, '');
 }

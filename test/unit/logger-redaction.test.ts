@@ -1,7 +1,7 @@
 // Protects: no secret reaches a log line (src/logger.ts). Every kind of secret the service handles is logged through
 // the real logger at depths 1 to 3, under its usual field name in any letter case and inside error messages and
 // strings, and none of it appears in the output; what is not secret still does.
-import { createLogger } from '../../src/logger';
+import { createLogger, redactPath } from '../../src/logger';
 
 const SECRETS = {
   apiKey: 'svc_live_K3yIdAbCdEfGhIjKlMnO_s3cr3tPartOfTheApiKeyValue0123',
@@ -98,4 +98,21 @@ it('stays bounded on deep and circular objects', () => {
   expect(text()).toContain('[circular]');
   expect(text()).toContain('[truncated]');
   expect(text()).not.toContain(SECRETS.apiKey);
+});
+
+it('logs at most the first KiB of a path and 8 KiB of a string, so a hostile request cannot make a log line costly', () => {
+  const hostilePath = `/${'eyJ-'.repeat(4000)}`;
+  expect(redactPath(hostilePath)).toHaveLength(1024 + 3);
+  const { logger, text } = capture();
+  logger.info({ path: hostilePath, note: `${'x'.repeat(10_000)} ${SECRETS.accessToken}` }, 'request');
+  const line = JSON.parse(text());
+  expect(line.note).toMatch(/^x{8192}\.\.\.\[\d+ more characters\]$/);
+  expect(text()).not.toContain(SECRETS.accessToken);
+});
+
+it('still finds a token wherever a non-token character precedes it', () => {
+  const { logger, text } = capture();
+  for (const prefix of ['Bearer ', 'token=', '"', '/', ':']) logger.info(`${prefix}${SECRETS.accessToken}`);
+  expect(text()).not.toContain(SECRETS.accessToken.slice(0, 40));
+  expect(text().match(/\[redacted jwt\]/g)).toHaveLength(5);
 });
