@@ -684,7 +684,7 @@ async function requestIdToken(env, audience) {
 }
 var escapeData = (value) => value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 var escapeProperty = (value) => escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C");
-function mask(env, secret, out = process.stdout) {
+function mask(env, secret, out = process.stderr) {
   if (inGitHubActions(env)) out.write(`::add-mask::${escapeData(secret)}${import_node_os.EOL}`);
 }
 function annotate(env, level, title, message, out = process.stdout) {

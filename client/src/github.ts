@@ -43,8 +43,12 @@ export async function requestIdToken(env: Env, audience: string): Promise<string
 const escapeData = (value: string) => value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (value: string) => escapeData(value).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
-/** Tells the runner to hide `secret` in every later log line. */
-export function mask(env: Env, secret: string, out: NodeJS.WritableStream = process.stdout): void {
+/**
+ * Tells the runner to hide `secret` in every later log line. Written to stderr, which the runner reads for workflow
+ * commands as it does stdout: a step that captures stdout (`out=$(shieldgate-ci ... --json)`) would otherwise keep
+ * the secret in a variable and the runner would never see the mask.
+ */
+export function mask(env: Env, secret: string, out: NodeJS.WritableStream = process.stderr): void {
   if (inGitHubActions(env)) out.write(`::add-mask::${escapeData(secret)}${EOL}`);
 }
 

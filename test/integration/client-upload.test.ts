@@ -124,12 +124,15 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
   it('uploads keylessly, waits, writes outputs, summary, annotations and valid SARIF, and passes a gate the grade meets', async () => {
     const sarifFile = path.join(work, 'keyless.sarif');
     const r = await runCli(uploadArgs(apk, '--wait', '--fail-under', 'F', '--sarif', sarifFile), githubEnv());
-    expect(r.stderr).not.toMatch(/eyJ/); // no token of any kind in the log
     expect(r.code).toBe(0);
     expect(github.requests.at(-1)).toBe(proxy.url); // the audience is the server's address
-    expect(r.stdout).toMatch(/^::add-mask::.+$/m);
-    const mask = /^::add-mask::(.+)$/m.exec(r.stdout)![1];
-    expect(r.stdout.split('\n').filter((line) => line.includes(mask))).toHaveLength(1); // masked, never printed otherwise
+    // The access token is masked on stderr (the runner reads workflow commands there too), so a captured stdout
+    // (`out=$(shieldgate-ci ... --json)`) never holds it; no other line of either stream shows a token.
+    expect(r.stderr).toMatch(/^::add-mask::.+$/m);
+    const mask = /^::add-mask::(.+)$/m.exec(r.stderr)![1];
+    expect(r.stdout).not.toContain(mask);
+    expect(r.stdout).not.toMatch(/eyJ/);
+    expect(r.stderr.split('\n').filter((line) => /eyJ/.test(line))).toEqual([`::add-mask::${mask}`]);
 
     expect(r.outputs['build-id']).toMatch(/^bld_/);
     expect(r.outputs['scan-id']).toMatch(/^scn_/);
@@ -246,7 +249,8 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     const r = await runCli(uploadArgs(apk, '--wait', '--json'), env);
     expect(r.code).toBe(0);
     expect(github.requests.length).toBe(asked);
-    expect(r.stdout).toContain(`::add-mask::${key}`);
+    expect(r.stderr).toContain(`::add-mask::${key}`);
+    expect(r.stdout).not.toContain(key); // captured JSON output holds no secret
     const result = JSON.parse(r.stdout.split('\n').filter((line) => line.startsWith('{')).at(-1)!);
     expect(result).toMatchObject({ buildId: r.outputs['build-id'], scanId: r.outputs['scan-id'], gate: { passed: true } });
     const build = await readJson(await h.api(`/v1/builds/${result.buildId}`, { headers: json(key) }));
