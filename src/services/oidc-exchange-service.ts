@@ -6,6 +6,7 @@ import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../oidc/access-tokens';
 import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import { CLOCK_TOLERANCE_S, verifyOidcToken } from '../oidc/token-verifier';
+import { parsePattern, splitRepository } from '../oidc/subject';
 import type { Scope } from '../auth/scopes';
 import { provenanceFromClaims } from './builds/provenance';
 import { recordAggregatedAudit, recordAudit } from './audit-service';
@@ -70,15 +71,18 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
   // An unknown app has no audit trail to write to (the recorder skips it).
   const verified = refusal.verifiedClaims;
   const jti = verified && typeof verified.jti === 'string' && verified.jti.length > 0 ? verified.jti : null;
-  if (verified === null || jti === null || UNPROVEN_REASONS.includes(refusal.reason)) {
-    // Nothing proven about who sends it now (an expired token may be a leaked one replayed): no claims, and one
-    // counted entry per app, reason and minute.
+  const app = await ctx.repos.apps.findById(unverifiedAppId);
+  const rules = app ? await ctx.repos.oidcRules.listForApp(app._id) : [];
+  if (verified === null || jti === null || UNPROVEN_REASONS.includes(refusal.reason) || !rulesNameOwner(rules, verified)) {
+    // Nothing proven about who sends it now (an expired token may be a leaked one replayed), or a job of an owner
+    // none of the app's rules names (anyone can get a token for this audience from a repository of their own, and
+    // would otherwise write an entry of their choosing into any app's trail per token): no claims, and one counted
+    // entry per app, reason and minute.
     await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason });
     return;
   }
-  // A live token signed by the issuer: the owner sees the claims rules look at and why each rule did not match,
-  // once per token (its repetitions are counted in the same entry).
-  const rules = refusal instanceof RuleRefusal ? refusal.rules : await ruleOutcomes(ctx, unverifiedAppId, verified);
+  // A live token signed by the issuer, of an owner the app trusts in some rule: the owner sees the claims rules
+  // look at and why each rule did not match, once per token (its repetitions are counted in the same entry).
   await recordAggregatedAudit(ctx.deps, {
     appId: unverifiedAppId,
     action: 'oidc.denied',
@@ -86,14 +90,19 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     bucket: `jti:${ctx.deps.config.oidcIssuer}:${jti}`,
     subject: refusal.subject,
     claims: { ...ruleClaimsOf(verified) },
-    rules,
+    rules: refusal instanceof RuleRefusal ? refusal.rules : evaluateRules(rules, verified).rules,
   });
 }
 
-/** How each rule of the app judges the claims (empty for an unknown app). */
-async function ruleOutcomes(ctx: RequestContext, appId: string, claims: Readonly<Record<string, unknown>>): Promise<RuleOutcome[]> {
-  if (!(await ctx.repos.apps.findById(appId))) return [];
-  return evaluateRules(await ctx.repos.oidcRules.listForApp(appId), claims).rules;
+/** Whether some rule names the verified token's repository owner: by name in its pattern, or by its pinned id. */
+function rulesNameOwner(rules: OidcRuleDoc[], verifiedClaims: Readonly<Record<string, unknown>>): boolean {
+  const owner = splitRepository(typeof verifiedClaims.repository === 'string' ? verifiedClaims.repository : null)?.owner.toLowerCase();
+  const ownerId = verifiedClaims.repository_owner_id;
+  return rules.some(
+    (rule) =>
+      (owner !== undefined && parsePattern(rule.subjectPattern)?.owner.toLowerCase() === owner) ||
+      (rule.repositoryOwnerId !== null && rule.repositoryOwnerId === ownerId),
+  );
 }
 
 /**

@@ -248,6 +248,27 @@ describe('every refusal is the same 401', () => {
     });
     expect(text).not.toContain(token.split('.')[2]);
   });
+  it('keeps no claims of jobs whose owner no rule names: a stranger cannot fill an app\'s trail with entries of their choosing', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const stranger = {
+      sub: 'repo:stranger/mobile-app:ref:refs/heads/main',
+      repository: 'stranger/mobile-app',
+      repository_owner: 'stranger',
+      repository_owner_id: '777',
+      repository_id: '778',
+      job_workflow_ref: 'stranger/mobile-app/.github/workflows/release.yml@refs/heads/main',
+    };
+    for (let i = 0; i < 3; i++) expect((await exchange(issuer.sign(claims(stranger)), appId)).status).toBe(401);
+    const denied = await auditOf(appId, 'oidc.denied');
+    expect(denied).toHaveLength(1); // one entry per reason and minute, not one per token
+    expect(denied[0]).toMatchObject({ reason: 'not_trusted', count: 3, subject: null });
+    expect(denied[0].claims ?? null).toBeNull();
+    expect(denied[0].rules ?? null).toBeNull();
+    // A job of the owner the rule names keeps its claims and the per-rule explanation.
+    expect((await exchange(issuer.sign(claims({ ref: 'refs/heads/dev' })), appId)).status).toBe(401);
+    const explained = (await auditOf(appId, 'oidc.denied')).find((d) => d.claims);
+    expect(explained).toMatchObject({ reason: 'not_trusted', claims: { repository: 'acme/mobile-app', ref: 'refs/heads/dev' } });
+  });
 });
 
 describe('each jti is exchanged once', () => {
