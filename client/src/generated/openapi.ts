@@ -412,12 +412,13 @@ export interface paths {
          *     `expired`, `replayed`, `bad_signature`). Tokens are never recorded. Needs an API key with
          *     `rules:read` for this app.
          *
-         *     For a token whose signature was verified, the entry also holds the claims rules look at (`claims`) and,
+         *     For a token whose signature was verified, of a repository owner some rule of the app names (by name or
+         *     pinned id), the entry also holds the claims rules look at (`claims`) and,
          *     for each rule of the app, the first check that failed with what the rule expected and what the token
          *     said (`rules`), in one entry per token however often it is sent (`count`). Refusals that prove nothing
-         *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid) hold
-         *     no claims and are counted in one entry per app, reason and minute, so nobody can grow an app's trail
-         *     without bound.
+         *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid), and
+         *     tokens of owners no rule names, hold no claims and are counted in one entry per app, reason and minute,
+         *     so nobody can grow an app's trail without bound nor write claims of their choosing into it.
          */
         get: operations["listAuditEvents"];
         put?: never;
