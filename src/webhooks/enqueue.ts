@@ -1,0 +1,116 @@
+import type { Deps } from '../deps';
+import type { Repositories } from '../data/repositories';
+import type { Logger } from '../logger';
+import type { Clock } from '../clock';
+import type { ThreatDoc } from '../data/threats-repo';
+import type { WebhookDoc, WebhookEvent } from '../data/webhooks-repo';
+import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
+import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
+import { GRADE_BANDS } from '../scan/score';
+import { newId } from '../ids';
+
+/** Deliveries are attempted for this long after the event, then given up. */
+export const DELIVERY_WINDOW_MS = 24 * 3600_000;
+
+const VERDICT_RANK = { clean: 0, suspicious: 1, compromised: 2 } as const;
+
+/** Index of a grade among the bands, best first (A+ = 0); unknown grades rank worst. */
+const gradeRank = (grade: string) => {
+  const i = GRADE_BANDS.findIndex((b) => b.grade === grade);
+  return i < 0 ? GRADE_BANDS.length : i;
+};
+
+type Needs = { repos: Repositories; clock: Clock; logger: Logger };
+
+function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date): WebhookDeliveryDoc {
+  return {
+    _id: newId('whd'),
+    appId: webhook.appId,
+    webhookId: webhook._id,
+    type,
+    body: JSON.stringify({ type, timestamp: now.toISOString(), data }),
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastAttemptAt: null,
+    lastResponseStatus: null,
+    lastError: null,
+    giveUpAt: new Date(now.getTime() + DELIVERY_WINDOW_MS),
+    createdAt: now,
+  };
+}
+
+/**
+ * Queues what the app's webhooks ask for. Never throws: an alert that cannot be queued is logged, and the request that
+ * caused it (an ingestion, a scan, an exchange) carries on as if no webhook existed.
+ */
+async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (webhooks: WebhookDoc[], now: Date) => Promise<WebhookDeliveryDoc[]> | WebhookDeliveryDoc[]): Promise<void> {
+  try {
+    const webhooks = (await deps.repos.webhooks.listForApp(appId)).filter((w) => w.events.includes(event));
+    if (!webhooks.length) return;
+    await deps.repos.webhookDeliveries.insert(await build(webhooks, deps.clock.now()));
+  } catch (error) {
+    deps.logger.error({ err: error, appId, event }, 'webhook delivery not queued');
+  }
+}
+
+/** The Threat as REST shows it, plus appId. */
+function threatData(t: ThreatDoc) {
+  return {
+    appId: t.appId,
+    id: t._id,
+    detection: t.detection,
+    verdict: t.verdict,
+    confidence: t.confidence,
+    action: t.action,
+    signals: t.signals,
+    platform: t.platform ?? null,
+    appVersion: t.appVersion ?? null,
+    buildId: t.buildId ?? null,
+    occurredAt: t.occurredAt.toISOString(),
+    lastOccurredAt: t.lastOccurredAt.toISOString(),
+    count: t.count,
+  };
+}
+
+/**
+ * After an ingestion: `threat.opened` for each new threat (window) at or above a webhook's minVerdict, and
+ * `threat.spike` when a detection's 5-minute counter crosses a webhook's threshold. The counter is one atomic $inc per
+ * (detection, bucket) and batch, so exactly one ingestion sees it cross and queues the alert.
+ */
+export async function notifyIngested(deps: Needs, appId: string, opened: ThreatDoc[], counts: Map<string, number>): Promise<void> {
+  if (opened.length) {
+    await enqueue(deps, appId, 'threat.opened', (webhooks, now) =>
+      webhooks.flatMap((w) => opened.filter((t) => VERDICT_RANK[t.verdict] >= VERDICT_RANK[w.minVerdict]).map((t) => delivery(w, 'threat.opened', threatData(t), now))),
+    );
+  }
+  if (counts.size) {
+    await enqueue(deps, appId, 'threat.spike', async (webhooks, now) => {
+      const bucket = new Date(Math.floor(now.getTime() / SPIKE_BUCKET_MS) * SPIKE_BUCKET_MS);
+      const out: WebhookDeliveryDoc[] = [];
+      for (const [detection, n] of counts) {
+        const after = await deps.repos.webhookSpikes.add(appId, detection, bucket, n);
+        for (const w of webhooks) {
+          if (after - n <= w.spikeThreshold && after > w.spikeThreshold) {
+            out.push(delivery(w, 'threat.spike', { appId, detection, bucketStart: bucket.toISOString(), bucketMinutes: SPIKE_BUCKET_MS / 60_000, count: after, threshold: w.spikeThreshold }, now));
+          }
+        }
+      }
+      return out;
+    });
+  }
+}
+
+/** After a static scan: `scan.completed` for webhooks whose gradeBelow is better than the scan's grade. */
+export async function notifyScanCompleted(deps: Needs, scan: { appId: string; scanId: string; buildId: string; grade: string; score: number }): Promise<void> {
+  await enqueue(deps, scan.appId, 'scan.completed', (webhooks, now) =>
+    webhooks.filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow)).map((w) => delivery(w, 'scan.completed', { appId: scan.appId, id: scan.scanId, buildId: scan.buildId, engine: 'static', grade: scan.grade, score: scan.score }, now)),
+  );
+}
+
+/** After a refused CI token exchange of a known app: the reason and the verified subject, never the token. */
+export async function notifyOidcDenied(deps: Needs, denial: { appId: string; reason: string; subject: string | null }): Promise<void> {
+  await enqueue(deps, denial.appId, 'oidc.denied', (webhooks, now) => webhooks.map((w) => delivery(w, 'oidc.denied', { appId: denial.appId, reason: denial.reason, subject: denial.subject }, now)));
+}
+
+export type { Deps };
