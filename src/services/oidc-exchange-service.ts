@@ -1,3 +1,4 @@
+import { notifyOidcDenied } from '../webhooks/enqueue';
 import type { RequestContext } from '../context';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
@@ -73,13 +74,15 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
   if (verified === null || jti === null || UNPROVEN_REASONS.includes(refusal.reason)) {
     // Nothing proven about who sends it now (an expired token may be a leaked one replayed): no claims, and one
     // counted entry per app, reason and minute.
-    await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason });
+    if (await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason })) {
+      await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: null });
+    }
     return;
   }
   // A live token signed by the issuer: the owner sees the claims rules look at and why each rule did not match,
   // once per token (its repetitions are counted in the same entry).
   const rules = refusal instanceof RuleRefusal ? refusal.rules : await ruleOutcomes(ctx, unverifiedAppId, verified);
-  await recordAggregatedAudit(ctx.deps, {
+  const first = await recordAggregatedAudit(ctx.deps, {
     appId: unverifiedAppId,
     action: 'oidc.denied',
     reason: refusal.reason,
@@ -88,6 +91,9 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     claims: { ...ruleClaimsOf(verified) },
     rules,
   });
+  // Alerts follow the audit trail's aggregation: one per app, reason and minute (or per token), so anyone naming an
+  // app id cannot flood its webhooks.
+  if (first) await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: refusal.subject });
 }
 
 /** How each rule of the app judges the claims (empty for an unknown app). */

@@ -3,13 +3,15 @@
 // (http://127.0.0.1 only with WEBHOOK_ALLOW_INSECURE_LOOPBACK), at most 10 per app; a new threat at or above
 // minVerdict is delivered to a real receiver on loopback as a Standard Webhooks signed POST the receiver verifies; a
 // receiver that is down is retried with back-off (on the service clock) until it recovers; a receiver that hangs does
-// not hold up ingestion; a delivery to a private address is refused without a connection; a spike alert fires once.
+// not hold up ingestion; a delivery to a private address is refused without a connection; a spike alert fires once;
+// oidc.denied follows the audit trail's aggregation and carries no token; scan.completed only below gradeBelow.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
 import { WebhookWorker } from '../../src/webhooks/delivery-worker';
 import { event, ingest, after } from './threats-support';
+import { notifyScanCompleted } from '../../src/webhooks/enqueue';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -257,4 +259,31 @@ it('sends one spike alert when a detection crosses the threshold within a 5-minu
   await ingest(h.baseUrl, a.device, batch(2, 5)); // still over: no second alert
   expect(await worker.runDue()).toBe(1);
   expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'threat.spike', data: { appId: a.appId, detection: 'accessibility_abuse', count: 5, threshold: 3 } });
+});
+
+it('alerts on a refused CI token exchange once per app, reason and minute, never with the token', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  await create(a.appId, a.owner, { url: r.url, events: ['oidc.denied'] });
+  const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJyZXBvOmFjbWUvYXBwIn0.bm90LWEtc2lnbmF0dXJl';
+  const exchange = () => h.api('/v1/auth/oidc', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, appId: a.appId }) });
+  expect((await exchange()).status).toBe(401);
+  expect((await exchange()).status).toBe(401);
+  expect(await worker.runDue()).toBe(1);
+  const body = JSON.parse(r.received[0].body);
+  expect(body).toMatchObject({ type: 'oidc.denied', data: { appId: a.appId, subject: null } });
+  expect(typeof body.data.reason).toBe('string');
+  expect(r.received[0].body).not.toContain(token.split('.')[1]);
+});
+
+it('alerts on a static scan graded below gradeBelow only', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  await create(a.appId, a.owner, { url: r.url, events: ['scan.completed'], gradeBelow: 'B' });
+  const scan = (grade: string) => notifyScanCompleted({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger }, { appId: a.appId, scanId: `scn_${grade}`, buildId: 'bld_x', grade, score: 50 });
+  await scan('B'); // not below
+  await scan('A-');
+  await scan('C+');
+  expect(await worker.runDue()).toBe(1);
+  expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'scan.completed', data: { appId: a.appId, id: 'scn_C+', grade: 'C+' } });
 });
