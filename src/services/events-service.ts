@@ -152,21 +152,21 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
     else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
   }
   const records: ThreatMergeDoc[] = [];
-  const openedWindows: ThreatDoc[] = [];
+  const openedWindows: { doc: ThreatDoc; occurrences: number }[] = [];
   const opened = cache.markOpening(firstWindows.map((w) => w.doc.mergeKey));
   try {
     const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
     firstWindows.forEach((w, index) => {
       if (taken.has(index)) return void known.push(w.group);
       cache.remember(w.doc.mergeKey, 0, [w.doc]);
-      openedWindows.push(w.doc);
+      openedWindows.push({ doc: w.doc, occurrences: w.group.length });
       for (const e of w.group) if (e.claim) records.push(claimRecord(w.doc, { ...e, claim: e.claim }));
     });
   } finally {
     opened();
   }
 
-  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache, (doc) => openedWindows.push(doc)))));
+  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache, (doc, occurrences) => openedWindows.push({ doc, occurrences })))));
   const counted = await ctx.repos.threatMerges.insert(records);
   const byDetection = new Map<string, number>();
   for (const { event } of placed) byDetection.set(event.detection, (byDetection.get(event.detection) ?? 0) + 1);

@@ -80,8 +80,11 @@ async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (
   }
 }
 
-/** The Threat as REST shows it, plus appId. */
-function threatData(t: ThreatDoc) {
+/**
+ * The Threat as REST shows it, plus appId. `count` is the occurrences the window opened with: events with an eventId
+ * are counted by merge records rather than by the window document, so the document's own count can be lower.
+ */
+function threatData(t: ThreatDoc, occurrences: number) {
   return {
     appId: t.appId,
     id: t._id,
@@ -95,7 +98,7 @@ function threatData(t: ThreatDoc) {
     buildId: t.buildId ?? null,
     occurredAt: t.occurredAt.toISOString(),
     lastOccurredAt: t.lastOccurredAt.toISOString(),
-    count: t.count,
+    count: occurrences,
   };
 }
 
@@ -104,10 +107,12 @@ function threatData(t: ThreatDoc) {
  * `threat.spike` when a detection's 5-minute counter crosses a webhook's threshold. The counter is one atomic $inc per
  * (detection, bucket) and batch, so exactly one ingestion sees it cross and queues the alert.
  */
-export async function notifyIngested(deps: Needs, appId: string, opened: ThreatDoc[], counts: Map<string, number>): Promise<void> {
+export async function notifyIngested(deps: Needs, appId: string, opened: { doc: ThreatDoc; occurrences: number }[], counts: Map<string, number>): Promise<void> {
   if (opened.length) {
     await enqueue(deps, appId, 'threat.opened', (webhooks, now) =>
-      webhooks.flatMap((w) => opened.filter((t) => VERDICT_RANK[t.verdict] >= VERDICT_RANK[w.minVerdict]).map((t) => delivery(w, 'threat.opened', threatData(t), now))),
+      webhooks.flatMap((w) =>
+        opened.filter((o) => VERDICT_RANK[o.doc.verdict] >= VERDICT_RANK[w.minVerdict]).map((o) => delivery(w, 'threat.opened', threatData(o.doc, o.occurrences), now)),
+      ),
     );
   }
   if (counts.size) {
