@@ -7,6 +7,7 @@ import { resolveDatabase } from './embedded/database';
 import { createAuditRetention, createJobRunner } from './jobs';
 import { startThreatRetention } from './jobs/threat-retention';
 import { WebhookWorker } from './webhooks/delivery-worker';
+import { createWebhookRetention } from './jobs/webhook-retention';
 
 function readConfig(): Config {
   try {
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
   // Webhook deliveries: every instance sends from the durable queue; claims are atomic.
   const webhooks = new WebhookWorker({ repos: deps.repos, clock: deps.clock, logger: logger.child({ component: 'webhooks' }), config });
   webhooks.start();
+  const webhookRetention = createWebhookRetention(deps);
+  webhookRetention.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
     const sweepsStopped = auditRetention.stop();
     const retentionStopped = stopThreatRetention();
     const webhooksStopped = webhooks.stop();
+    const webhookSweepStopped = webhookRetention.stop();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -69,6 +73,7 @@ async function main(): Promise<void> {
     await sweepsStopped;
     await retentionStopped;
     await webhooksStopped;
+    await webhookSweepStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

@@ -37,6 +37,7 @@ export class WebhookDeliveriesRepo {
     await ensureIndexes(this.col, [
       { key: { status: 1, nextAttemptAt: 1 }, name: 'status_next' },
       { key: { appId: 1, webhookId: 1, createdAt: -1, _id: -1 }, name: 'app_webhook_created' },
+      { key: { createdAt: 1 }, name: 'created' },
     ]);
   }
 
@@ -70,6 +71,14 @@ export class WebhookDeliveriesRepo {
   /** The newest deliveries of a webhook. */
   recentForWebhook(appId: string, webhookId: string, limit = RECENT_DELIVERIES): Promise<WebhookDeliveryDoc[]> {
     return this.col.find({ appId, webhookId }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+
+  /** Removes up to `batch` deliveries queued before `cutoff`; how many went. */
+  async deleteOlderThan(cutoff: Date, batch: number): Promise<number> {
+    const ids = await this.col.find({ createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).sort({ createdAt: 1 }).limit(batch).toArray();
+    if (ids.length === 0) return 0;
+    const result = await this.col.deleteMany({ _id: { $in: ids.map((d) => d._id) }, createdAt: { $lt: cutoff } });
+    return result.deletedCount;
   }
 
   /** Drops a deleted webhook's deliveries (pending ones must not be sent anymore). */

@@ -30,4 +30,12 @@ export class WebhookSpikesRepo {
     );
     return doc?.count ?? n;
   }
+
+  /** Removes up to `batch` counters past their expiry (the TTL index does it on MongoDB, this on FerretDB). */
+  async deleteExpired(now: Date, batch: number): Promise<number> {
+    const ids = await this.col.find({ expiresAt: { $lt: now } }, { projection: { _id: 1 } }).sort({ expiresAt: 1 }).limit(batch).toArray();
+    if (ids.length === 0) return 0;
+    const result = await this.col.deleteMany({ _id: { $in: ids.map((d) => d._id) }, expiresAt: { $lt: now } });
+    return result.deletedCount;
+  }
 }

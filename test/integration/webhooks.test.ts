@@ -4,7 +4,8 @@
 // minVerdict is delivered to a real receiver on loopback as a Standard Webhooks signed POST the receiver verifies; a
 // receiver that is down is retried with back-off (on the service clock) until it recovers; a receiver that hangs does
 // not hold up ingestion; a delivery to a private address is refused without a connection; a spike alert fires once;
-// oidc.denied follows the audit trail's aggregation and carries no token; scan.completed only below gradeBelow.
+// oidc.denied follows the audit trail's aggregation and carries no token; scan.completed only below gradeBelow;
+// deliveries are removed after 30 days; a host name is connected to at the address that was checked.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -12,6 +13,8 @@ import { startHarness, bearer, json, readJson, type Harness } from '../support/h
 import { WebhookWorker } from '../../src/webhooks/delivery-worker';
 import { event, ingest, after } from './threats-support';
 import { notifyScanCompleted } from '../../src/webhooks/enqueue';
+import { createWebhookRetention } from '../../src/jobs/webhook-retention';
+import { resolveAllowed, sendSigned } from '../../src/webhooks/send';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -287,4 +290,36 @@ it('alerts on a static scan graded below gradeBelow only', async () => {
   await scan('C+');
   expect(await worker.runDue()).toBe(1);
   expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'scan.completed', data: { appId: a.appId, id: 'scn_C+', grade: 'C+' } });
+});
+
+it('removes deliveries after 30 days and spike counters once spent', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  await create(a.appId, a.owner, { url: r.url, events: ['threat.opened', 'threat.spike'], spikeThreshold: 1000 });
+  await ingest(h.baseUrl, a.device, [event(h.clock.now(), { detection: 'root_jailbreak', deviceId: 'device-retention-1' })]);
+  await worker.runDue();
+  const deliveries = h.deps.db.collection('webhook_deliveries');
+  const counters = h.deps.db.collection('webhook_spike_counters');
+  expect(await deliveries.countDocuments({ appId: a.appId })).toBe(1);
+  expect(await counters.countDocuments({ _id: { $regex: `^${a.appId}:` } } as any)).toBe(1);
+  const sweep = createWebhookRetention(h.deps);
+  h.clock.advance(29 * 86_400_000);
+  await sweep.runOnce();
+  expect(await deliveries.countDocuments({ appId: a.appId })).toBe(1); // still shown to the owner
+  expect(await counters.countDocuments({ _id: { $regex: `^${a.appId}:` } } as any)).toBe(0); // spent after a day
+  h.clock.advance(2 * 86_400_000);
+  await sweep.runOnce();
+  expect(await deliveries.countDocuments({ appId: a.appId })).toBe(0);
+});
+
+it('connects to the address it checked when the URL names a host', async () => {
+  // "localhost" resolves through the hosts file (no network); the request must reach the loopback receiver through
+  // the pinned lookup, and the same name without the loopback allowance is refused before any connection.
+  const r = await receiver();
+  const url = `http://localhost:${r.port}/hooks`;
+  expect(await resolveAllowed('localhost', true)).toEqual({ address: '127.0.0.1', family: 4 }); // the hosts file's first answer
+  expect(await sendSigned(url, { 'webhook-id': 'msg_pinned' }, '{}', true)).toEqual({ ok: true, status: 204, error: null });
+  const refused = await sendSigned(url, { 'webhook-id': 'msg_refused' }, '{}', false);
+  expect(refused).toEqual({ ok: false, status: null, error: expect.stringContaining('non-public address') });
+  expect(r.received.map((x) => x.headers['webhook-id'])).toEqual(['msg_pinned']);
 });
