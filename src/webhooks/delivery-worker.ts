@@ -83,12 +83,18 @@ export class WebhookWorker {
       return;
     }
     let outcome: SendOutcome;
-    const key = secretBytes(openSecret(webhook.secret, config.keyEncryptionKey, webhook._id));
-    if (!key) outcome = { ok: false, status: null, error: 'stored secret unreadable' };
-    else {
-      const timestamp = Math.floor(clock.now().getTime() / 1000);
-      const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
-      outcome = await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
+    try {
+      const key = secretBytes(openSecret(webhook.secret, config.keyEncryptionKey, webhook._id));
+      if (!key) outcome = { ok: false, status: null, error: 'stored secret unreadable' };
+      else {
+        const timestamp = Math.floor(clock.now().getTime() / 1000);
+        const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
+        outcome = await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
+      }
+    } catch {
+      // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
+      // delivery still ends within its 24 hours instead of coming back at every lease forever.
+      outcome = { ok: false, status: null, error: 'the delivery could not be prepared (secret unreadable?)' };
     }
     const now = clock.now();
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));

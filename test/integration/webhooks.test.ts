@@ -323,3 +323,17 @@ it('connects to the address it checked when the URL names a host', async () => {
   expect(refused).toEqual({ ok: false, status: null, error: expect.stringContaining('non-public address') });
   expect(r.received.map((x) => x.headers['webhook-id'])).toEqual(['msg_pinned']);
 });
+
+it('records an unreadable stored secret as a failed attempt, so the delivery still ends within its 24 hours', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  const { id } = await readJson(await create(a.appId, a.owner, { url: r.url, events: ['threat.opened'] }));
+  // As if sealed under a KEY_ENCRYPTION_KEY this instance does not have.
+  await h.deps.db.collection('webhooks').updateOne({ _id: id } as any, { $set: { secret: { alg: 'A256GCM', iv: 'AAAAAAAAAAAAAAAA', data: 'AAAA', tag: 'AAAAAAAAAAAAAAAAAAAAAA' } } });
+  await ingest(h.baseUrl, a.device, [event(h.clock.now(), { detection: 'debugger', deviceId: 'device-sealed-1' })]);
+  expect(await worker.runDue()).toBe(1);
+  const [d] = JSON.parse((await list(a.appId, a.owner)).text).data[0].deliveries;
+  expect(d).toMatchObject({ status: 'pending', attempts: 1, lastResponseStatus: null });
+  expect(new Date(d.nextAttemptAt).getTime() - h.clock.now().getTime()).toBe(30_000);
+  expect(r.received).toHaveLength(0);
+});
