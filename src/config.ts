@@ -52,6 +52,8 @@ export interface Config {
   readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
   /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
   readonly threatRetentionDays: number;
+  /** WEBHOOK_ALLOW_INSECURE_LOOPBACK: webhooks may use http://127.0.0.1 and reach loopback (tests only). */
+  readonly webhookAllowInsecureLoopback: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
     }),
     threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
+    webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

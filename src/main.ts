@@ -6,6 +6,8 @@ import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
 import { createAuditRetention, createJobRunner } from './jobs';
 import { startThreatRetention } from './jobs/threat-retention';
+import { WebhookWorker } from './webhooks/delivery-worker';
+import { createWebhookRetention } from './jobs/webhook-retention';
 
 function readConfig(): Config {
   try {
@@ -43,6 +45,11 @@ async function main(): Promise<void> {
   auditRetention.start();
   // Threat retention and merge-record folding: every instance sweeps; the sweep is safe to run concurrently.
   const stopThreatRetention = startThreatRetention(deps.repos, deps.clock, logger.child({ component: 'threat-retention' }), config.threatRetentionDays);
+  // Webhook deliveries: every instance sends from the durable queue; claims are atomic.
+  const webhooks = new WebhookWorker({ repos: deps.repos, clock: deps.clock, logger: logger.child({ component: 'webhooks' }), config });
+  webhooks.start();
+  const webhookRetention = createWebhookRetention(deps);
+  webhookRetention.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -53,6 +60,8 @@ async function main(): Promise<void> {
     const jobsStopped = jobs.stop();
     const sweepsStopped = auditRetention.stop();
     const retentionStopped = stopThreatRetention();
+    const webhooksStopped = webhooks.stop();
+    const webhookSweepStopped = webhookRetention.stop();
     // Stop accepting; in-flight requests finish; idle keep-alive sockets are closed now instead of lingering.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -63,6 +72,8 @@ async function main(): Promise<void> {
     await jobsStopped;
     await sweepsStopped;
     await retentionStopped;
+    await webhooksStopped;
+    await webhookSweepStopped;
     await closeDeps(deps);
     await database.stop();
     logger.info('stopped');

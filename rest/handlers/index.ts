@@ -4,6 +4,7 @@ import * as builds from './builds';
 import * as scans from './scans';
 import * as threats from './threats';
 import * as oidc from './oidc';
+import * as webhooks from './webhooks';
 
 /** Every operation of the contract has its handler: `satisfies` makes a missing one a compile error. */
 export const handlers = {
@@ -24,4 +25,7 @@ export const handlers = {
   deleteOidcRule: oidc.deleteOidcRule,
   listAuditEvents: oidc.listAuditEvents,
   dryRunOidcRules: oidc.dryRunOidcRules,
+  createWebhook: webhooks.createWebhook,
+  listWebhooks: webhooks.listWebhooks,
+  deleteWebhook: webhooks.deleteWebhook,
 } satisfies HandlerMap;

@@ -77,14 +77,16 @@ export class AuditRepo {
    * concurrent refusals never make two entries nor lose a count. (Insert-then-increment rather than an upsert with
    * $setOnInsert: FerretDB 1.x drops null fields from $setOnInsert.)
    */
-  async incrementAggregate(doc: AggregatedAuditDoc): Promise<void> {
+  /** True when this call created the entry (the first occurrence of its bucket). */
+  async incrementAggregate(doc: AggregatedAuditDoc): Promise<boolean> {
     try {
       await this.col.insertOne({ ...doc, count: 1 });
-      return;
+      return true;
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }
     await this.col.updateOne({ _id: doc._id }, { $inc: { count: 1 } });
+    return false;
   }
 
   /** Newest first, keyset-paginated on (occurredAt, _id) so pages stay stable while entries are added. */

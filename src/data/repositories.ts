@@ -15,6 +15,9 @@ import { ScanJobsRepo } from './scan-jobs-repo';
 import { ThreatsRepo } from './threats-repo';
 import { ThreatMergesRepo } from './threat-merges-repo';
 import { ThreatEventIdsRepo } from './threat-event-ids-repo';
+import { WebhooksRepo } from './webhooks-repo';
+import { WebhookDeliveriesRepo } from './webhook-deliveries-repo';
+import { WebhookSpikesRepo } from './webhook-spikes-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -34,6 +37,9 @@ export interface Repositories {
   threats: ThreatsRepo;
   threatMerges: ThreatMergesRepo;
   threatEventIds: ThreatEventIdsRepo;
+  webhooks: WebhooksRepo;
+  webhookDeliveries: WebhookDeliveriesRepo;
+  webhookSpikes: WebhookSpikesRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -54,6 +60,9 @@ export function createRepositories(db: Db): Repositories {
     threats: new ThreatsRepo(db),
     threatMerges: new ThreatMergesRepo(db),
     threatEventIds: new ThreatEventIdsRepo(db),
+    webhooks: new WebhooksRepo(db),
+    webhookDeliveries: new WebhookDeliveriesRepo(db),
+    webhookSpikes: new WebhookSpikesRepo(db),
   };
 }
 

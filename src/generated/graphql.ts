@@ -39,6 +39,7 @@ export type Query = {
   scan?: Maybe<Scan>;
   threats: ThreatPage;
   threatStats: Array<ThreatDailyCount>;
+  webhooks: Array<Webhook>;
   whoami: Whoami;
 };
 
@@ -109,6 +110,11 @@ export type QueryThreatStatsArgs = {
   to: Scalars['DateTime']['input'];
 };
 
+
+export type QueryWebhooksArgs = {
+  appId: Scalars['ID']['input'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Nothing: every mutation is declared by its domain's file. */
@@ -129,6 +135,8 @@ export type Mutation = {
   exchangeOidcToken: OidcExchange;
   /** Device keys: a batch of 1 to 100 events. */
   ingestEvents: IngestResult;
+  createWebhook: CreatedWebhook;
+  deleteWebhook: Scalars['Boolean']['output'];
 };
 
 
@@ -182,6 +190,18 @@ export type MutationExchangeOidcTokenArgs = {
 
 export type MutationIngestEventsArgs = {
   events: Array<SecurityEventInput>;
+};
+
+
+export type MutationCreateWebhookArgs = {
+  appId: Scalars['ID']['input'];
+  input: CreateWebhookInput;
+};
+
+
+export type MutationDeleteWebhookArgs = {
+  appId: Scalars['ID']['input'];
+  webhookId: Scalars['ID']['input'];
 };
 
 export type Plan =
@@ -568,6 +588,51 @@ export type IngestResult = {
   duplicates: Scalars['Int']['output'];
 };
 
+/** An attempt record of one delivery of a webhook. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  id: Scalars['ID']['output'];
+  type: Scalars['String']['output'];
+  /** pending, delivered or failed (gave up after 24 h). */
+  status: Scalars['String']['output'];
+  attempts: Scalars['Int']['output'];
+  /** When the next attempt is due; null once delivered or failed. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  lastResponseStatus?: Maybe<Scalars['Int']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** Where an app's alerts are delivered. The secret is never shown after creation. */
+export type Webhook = {
+  __typename?: 'Webhook';
+  id: Scalars['ID']['output'];
+  appId: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  events: Array<Scalars['String']['output']>;
+  minVerdict: Verdict;
+  spikeThreshold: Scalars['Int']['output'];
+  gradeBelow: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** The newest deliveries, newest first. */
+  deliveries: Array<WebhookDelivery>;
+};
+
+/** A webhook just created, with its signing secret (shown this once). */
+export type CreatedWebhook = {
+  __typename?: 'CreatedWebhook';
+  webhook: Webhook;
+  secret: Scalars['String']['output'];
+};
+
+export type CreateWebhookInput = {
+  url: Scalars['String']['input'];
+  events: Array<Scalars['String']['input']>;
+  minVerdict?: InputMaybe<Verdict>;
+  spikeThreshold?: InputMaybe<Scalars['Int']['input']>;
+  gradeBelow?: InputMaybe<Scalars['String']['input']>;
+  secret?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type AuthKind =
   | 'api_key'
   | 'oidc';
@@ -706,6 +771,10 @@ export type ResolversTypes = {
   ThreatDailyCount: ResolverTypeWrapper<Partial<ThreatDailyCount>>;
   SecurityEventInput: ResolverTypeWrapper<Partial<SecurityEventInput>>;
   IngestResult: ResolverTypeWrapper<Partial<IngestResult>>;
+  WebhookDelivery: ResolverTypeWrapper<Partial<WebhookDelivery>>;
+  Webhook: ResolverTypeWrapper<Partial<Webhook>>;
+  CreatedWebhook: ResolverTypeWrapper<Partial<CreatedWebhook>>;
+  CreateWebhookInput: ResolverTypeWrapper<Partial<CreateWebhookInput>>;
   AuthKind: ResolverTypeWrapper<Partial<AuthKind>>;
   Whoami: ResolverTypeWrapper<Partial<Whoami>>;
 };
@@ -752,6 +821,10 @@ export type ResolversParentTypes = {
   ThreatDailyCount: Partial<ThreatDailyCount>;
   SecurityEventInput: Partial<SecurityEventInput>;
   IngestResult: Partial<IngestResult>;
+  WebhookDelivery: Partial<WebhookDelivery>;
+  Webhook: Partial<Webhook>;
+  CreatedWebhook: Partial<CreatedWebhook>;
+  CreateWebhookInput: Partial<CreateWebhookInput>;
   Whoami: Partial<Whoami>;
 };
 
@@ -772,6 +845,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
   threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
+  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType, RequireFields<QueryWebhooksArgs, 'appId'>>;
   whoami?: Resolver<ResolversTypes['Whoami'], ParentType, ContextType>;
 };
 
@@ -787,6 +861,8 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   deleteOidcRule?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteOidcRuleArgs, 'appId' | 'ruleId'>>;
   exchangeOidcToken?: Resolver<ResolversTypes['OidcExchange'], ParentType, ContextType, RequireFields<MutationExchangeOidcTokenArgs, 'token' | 'appId'>>;
   ingestEvents?: Resolver<ResolversTypes['IngestResult'], ParentType, ContextType, RequireFields<MutationIngestEventsArgs, 'events'>>;
+  createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'appId' | 'input'>>;
+  deleteWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'appId' | 'webhookId'>>;
 };
 
 export type AppResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['App'] = ResolversParentTypes['App']> = {
@@ -996,6 +1072,33 @@ export type IngestResultResolvers<ContextType = RequestContext, ParentType exten
   duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type WebhookDeliveryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastResponseStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type WebhookResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  minVerdict?: Resolver<ResolversTypes['Verdict'], ParentType, ContextType>;
+  spikeThreshold?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  gradeBelow?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+};
+
+export type CreatedWebhookResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['CreatedWebhook'] = ResolversParentTypes['CreatedWebhook']> = {
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type WhoamiResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Whoami'] = ResolversParentTypes['Whoami']> = {
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   plan?: Resolver<ResolversTypes['Plan'], ParentType, ContextType>;
@@ -1031,6 +1134,9 @@ export type Resolvers<ContextType = RequestContext> = {
   ThreatPage?: ThreatPageResolvers<ContextType>;
   ThreatDailyCount?: ThreatDailyCountResolvers<ContextType>;
   IngestResult?: IngestResultResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  CreatedWebhook?: CreatedWebhookResolvers<ContextType>;
   Whoami?: WhoamiResolvers<ContextType>;
 };
 

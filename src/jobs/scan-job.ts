@@ -1,3 +1,4 @@
+import { notifyScanCompleted } from '../webhooks/enqueue';
 import type { Deps } from '../deps';
 import type { ScanJobDoc } from '../data/scan-jobs-repo';
 import type { ScanDoc } from '../data/scans-repo';
@@ -49,7 +50,7 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const target = named
     ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
     : { platform: build.platform, name: await appName(deps, build.appId), version: build.version };
-  await deps.repos.scans.insertOnce(staticScan(deps, job, target, analysis.findings));
+  await writeStaticScan(deps, staticScan(deps, job, target, analysis.findings));
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
@@ -60,7 +61,13 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     name: await appName(deps, job.appId),
     version: build?.version ?? null,
   };
-  await deps.repos.scans.insertOnce(staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
+  await writeStaticScan(deps, staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
+}
+
+/** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
+async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
+  if (!(await deps.repos.scans.insertOnce(scan))) return;
+  await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
 }
 
 function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[]): ScanDoc {

@@ -41,17 +41,18 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
  * repeating one request cannot grow an app's trail without bound. The bucket is the minute by default (refusals
  * that prove nothing, which hold no claims); a verified token's refusals are bucketed by its jti, so one entry per
  * token holds its claims and only a new token from the issuer makes a new entry.
+ * True when this refusal made a new entry (false for a repetition, or an unknown app).
  */
 export async function recordAggregatedAudit(
   deps: Deps,
   entry: { appId: string; action: AuditAction; reason: string; bucket?: string; subject?: string | null; claims?: AuditDoc['claims']; rules?: AuditDoc['rules'] },
-): Promise<void> {
+): Promise<boolean> {
   const app = await deps.repos.apps.findById(entry.appId);
-  if (!app) return;
+  if (!app) return false;
   const now = deps.clock.now();
   const bucket = entry.bucket ?? `minute:${Math.floor(now.getTime() / 60_000)}`;
   const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason}\n${bucket}`).digest('base64url').slice(0, 24);
-  await deps.repos.audit.incrementAggregate({
+  return deps.repos.audit.incrementAggregate({
     _id: `aud_${key}`,
     appId: app._id,
     org: app.org,

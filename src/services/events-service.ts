@@ -10,6 +10,7 @@ import { claimRecord, countedByWindow, windowDoc, type EventClaim, type Prepared
 import { windowCacheFor } from '../threats/window-cache';
 import type { ThreatMergeDoc } from '../data/threat-merges-repo';
 import { claimEventIds } from '../threats/event-claims';
+import { notifyIngested } from '../webhooks/enqueue';
 
 export const MAX_BATCH = 100;
 /** A device clock may run a little ahead; further than this, an event would sit on top of every list for days. */
@@ -151,20 +152,26 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
     else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
   }
   const records: ThreatMergeDoc[] = [];
+  const openedWindows: { doc: ThreatDoc; occurrences: number }[] = [];
   const opened = cache.markOpening(firstWindows.map((w) => w.doc.mergeKey));
   try {
     const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
     firstWindows.forEach((w, index) => {
       if (taken.has(index)) return void known.push(w.group);
       cache.remember(w.doc.mergeKey, 0, [w.doc]);
+      openedWindows.push({ doc: w.doc, occurrences: w.group.length });
       for (const e of w.group) if (e.claim) records.push(claimRecord(w.doc, { ...e, claim: e.claim }));
     });
   } finally {
     opened();
   }
 
-  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache))));
+  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache, (doc, occurrences) => openedWindows.push({ doc, occurrences })))));
   const counted = await ctx.repos.threatMerges.insert(records);
+  const byDetection = new Map<string, number>();
+  for (const { event } of placed) byDetection.set(event.detection, (byDetection.get(event.detection) ?? 0) + 1);
+  // Alerts are queued after the events are stored and never fail the ingestion (notifyIngested catches and logs).
+  await notifyIngested(ctx.deps, principal.appId, openedWindows, byDetection);
   // A record that existed: this event was counted by an earlier or concurrent attempt under the same claim.
   return { accepted: placed.length - counted.size, duplicates: duplicates + counted.size };
 }

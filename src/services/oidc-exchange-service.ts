@@ -10,6 +10,7 @@ import { parsePattern, splitRepository } from '../oidc/subject';
 import type { Scope } from '../auth/scopes';
 import { provenanceFromClaims } from './builds/provenance';
 import { recordAggregatedAudit, recordAudit } from './audit-service';
+import { notifyOidcDenied } from '../webhooks/enqueue';
 
 export interface OidcExchangeResult {
   accessToken: string;
@@ -78,12 +79,14 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     // none of the app's rules names (anyone can get a token for this audience from a repository of their own, and
     // would otherwise write an entry of their choosing into any app's trail per token): no claims, and one counted
     // entry per app, reason and minute.
-    await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason });
+    if (await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason })) {
+      await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: null });
+    }
     return;
   }
   // A live token signed by the issuer, of an owner the app trusts in some rule: the owner sees the claims rules
   // look at and why each rule did not match, once per token (its repetitions are counted in the same entry).
-  await recordAggregatedAudit(ctx.deps, {
+  const first = await recordAggregatedAudit(ctx.deps, {
     appId: unverifiedAppId,
     action: 'oidc.denied',
     reason: refusal.reason,
@@ -92,6 +95,9 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     claims: { ...ruleClaimsOf(verified) },
     rules: refusal instanceof RuleRefusal ? refusal.rules : evaluateRules(rules, verified).rules,
   });
+  // Alerts follow the audit trail's aggregation: one per app, reason and minute (or per token), so anyone naming an
+  // app id cannot flood its webhooks.
+  if (first) await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: refusal.subject });
 }
 
 /** Whether some rule names the verified token's repository owner: by name in its pattern, or by its pinned id. */

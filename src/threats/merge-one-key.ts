@@ -34,7 +34,7 @@ interface Repos {
  * Events with an event id are never counted by a window document, only by a merge record of their own whose id
  * derives from their claim (claimRecord), so placing such an event again, after a retry, counts it at most once.
  */
-export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache): Promise<ThreatMergeDoc[]> {
+export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache, onOpened: (doc: ThreatDoc, occurrences: number) => void = () => undefined): Promise<ThreatMergeDoc[]> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
   const { key, appId } = sorted[0];
   const windows = new Map<number, ThreatDoc>();
@@ -109,6 +109,7 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     const doc = windowDoc(first, { first: first.at, last: members[members.length - 1].at, confidence: Math.max(...members.map((m) => m.confidence)), count: countedByWindow(members) }, generation, receivedAt);
     if (!(await repos.threats.insertWindow(doc))) return 0;
     windows.set(generation, doc);
+    onOpened(doc, members.length);
     for (const m of members) if (m.claim) claimed.push(claimRecord(doc, { ...m, claim: m.claim }));
     return members.length;
   };

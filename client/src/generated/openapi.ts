@@ -429,6 +429,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhooks of an app
+         * @description The app's webhooks, oldest first, each with its 5 newest deliveries. Never the secret. Needs `rules:read` for this app.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Sends the app's alerts to `url` as signed POSTs (Standard Webhooks): a body `{ type, timestamp, data }` and
+         *     the headers `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature:
+         *     v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the bytes the secret's
+         *     base64 encodes. Any 2xx answer within 10 s is a success; otherwise the delivery is retried with back-off for
+         *     24 hours. `webhook-id` stays the same across retries: use it to ignore a repeat.
+         *
+         *     Events: `threat.opened` (a new threat at or above `minVerdict`, default `compromised`; `data` is the Threat
+         *     plus `appId`), `threat.spike` (more than `spikeThreshold` events of one detection in a 5-minute bucket,
+         *     default 100; once per bucket), `scan.completed` (a static scan graded below `gradeBelow`, default `C`),
+         *     `oidc.denied` (a refused CI token exchange; never the token).
+         *
+         *     `url` must be https. Its host is resolved at every delivery and a delivery to a private, loopback,
+         *     link-local, unique-local, shared (100.64/10), multicast or unspecified address is refused, so a webhook
+         *     cannot reach an internal network. `secret`, when given, is `whsec_` and the base64 of 24 to 64 random
+         *     bytes; otherwise one is generated. It is returned in this answer only. An app has at most 10 webhooks
+         *     (422 beyond). Needs `rules:write` for this app.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{id}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes the webhook; its pending deliveries are not sent. Needs `rules:write` for this app.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -715,6 +774,58 @@ export interface components {
         };
         OidcRuleList: {
             data: components["schemas"]["OidcRule"][];
+        };
+        /** @enum {string} */
+        WebhookEvent: "threat.opened" | "threat.spike" | "scan.completed" | "oidc.denied";
+        WebhookCreate: {
+            /** @description https only. */
+            url: string;
+            events: components["schemas"]["WebhookEvent"][];
+            /**
+             * @description `threat.opened` fires for threats at or above this verdict (default `compromised`).
+             * @enum {string}
+             */
+            minVerdict?: "clean" | "suspicious" | "compromised";
+            /** @description `threat.spike` fires when one detection has more events than this in a 5-minute bucket (default 100). */
+            spikeThreshold?: number;
+            gradeBelow?: components["schemas"]["Grade"];
+            /** @description `whsec_` + base64 of 24 to 64 random bytes; generated when absent. */
+            secret?: string;
+        };
+        WebhookDelivery: {
+            /** @description The `webhook-id` header of every attempt. */
+            id: string;
+            type: components["schemas"]["WebhookEvent"];
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @description The HTTP status of the last attempt; null when none answered (refused, timed out, unreachable). */
+            lastResponseStatus: number | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Webhook: {
+            id: string;
+            appId: string;
+            url: string;
+            events: components["schemas"]["WebhookEvent"][];
+            /** @enum {string} */
+            minVerdict: "clean" | "suspicious" | "compromised";
+            spikeThreshold: number;
+            gradeBelow: components["schemas"]["Grade"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The newest deliveries (at most 5), newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookCreated: components["schemas"]["Webhook"] & {
+            /** @description The signing secret, shown this once. */
+            secret: string;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
         };
         AuditEvent: {
             id: string;
@@ -1230,6 +1341,8 @@ export interface components {
         ScanIdPath: components["schemas"]["ScanId"];
         /** @description The trust rule's id. */
         RuleIdPath: string;
+        /** @description The webhook's id. */
+        WebhookIdPath: string;
         /** @description The opaque signed upload token from the build's `uploadUrl`; it is the credential. Never log it. */
         UploadTokenPath: string;
         /** @description Page size. */
@@ -2105,6 +2218,122 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://alerts.example.com/shieldgate",
+                 *       "events": [
+                 *         "threat.opened",
+                 *         "threat.spike"
+                 *       ],
+                 *       "minVerdict": "suspicious"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook was created; the answer holds its secret, shown this once. */
+            201: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+                /** @description The webhook's id. */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook was deleted. */
+            204: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

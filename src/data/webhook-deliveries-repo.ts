@@ -1,0 +1,88 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes } from './db';
+import type { WebhookEvent } from './webhooks-repo';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryDoc {
+  _id: string; // whd_...: also the `webhook-id` header, the receiver's idempotency key
+  appId: string;
+  webhookId: string;
+  type: WebhookEvent;
+  /** The exact body sent on every attempt (the signature covers these bytes). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due; while an attempt runs, when its lease ends (a crashed sender's claim lapses). */
+  nextAttemptAt: Date;
+  lastAttemptAt: Date | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  /** No attempt starts after this (created + 24 h): the delivery fails instead. */
+  giveUpAt: Date;
+  createdAt: Date;
+}
+
+/** How many deliveries of a webhook GET shows. */
+export const RECENT_DELIVERIES = 5;
+
+/** The durable queue of webhook deliveries. */
+export class WebhookDeliveriesRepo {
+  static readonly collectionName = 'webhook_deliveries';
+  private readonly col: Collection<WebhookDeliveryDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<WebhookDeliveryDoc>(WebhookDeliveriesRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [
+      { key: { status: 1, nextAttemptAt: 1 }, name: 'status_next' },
+      { key: { appId: 1, webhookId: 1, createdAt: -1, _id: -1 }, name: 'app_webhook_created' },
+      { key: { createdAt: 1 }, name: 'created' },
+    ]);
+  }
+
+  async insert(docs: WebhookDeliveryDoc[]): Promise<void> {
+    if (docs.length) await this.col.insertMany(docs, { ordered: false });
+  }
+
+  /**
+   * Claims the most overdue pending delivery: counts the attempt and moves nextAttemptAt to the end of the lease, in
+   * one atomic update. The attempt number fences the outcome: a sender whose lease lapsed and was claimed again
+   * cannot record over the newer attempt.
+   */
+  claimDue(now: Date, leaseMs: number): Promise<WebhookDeliveryDoc | null> {
+    return this.col.findOneAndUpdate(
+      { status: 'pending', nextAttemptAt: { $lte: now } },
+      { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), lastAttemptAt: now }, $inc: { attempts: 1 } },
+      { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
+    );
+  }
+
+  /** Records an attempt's outcome, only if no later attempt claimed the delivery meanwhile. */
+  async recordAttempt(
+    id: string,
+    attempt: number,
+    outcome: { status: DeliveryStatus; nextAttemptAt: Date; lastResponseStatus: number | null; lastError: string | null },
+  ): Promise<boolean> {
+    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: outcome });
+    return result.modifiedCount === 1;
+  }
+
+  /** The newest deliveries of a webhook. */
+  recentForWebhook(appId: string, webhookId: string, limit = RECENT_DELIVERIES): Promise<WebhookDeliveryDoc[]> {
+    return this.col.find({ appId, webhookId }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+
+  /** Removes up to `batch` deliveries queued before `cutoff`; how many went. */
+  async deleteOlderThan(cutoff: Date, batch: number): Promise<number> {
+    const ids = await this.col.find({ createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).sort({ createdAt: 1 }).limit(batch).toArray();
+    if (ids.length === 0) return 0;
+    const result = await this.col.deleteMany({ _id: { $in: ids.map((d) => d._id) }, createdAt: { $lt: cutoff } });
+    return result.deletedCount;
+  }
+
+  /** Drops a deleted webhook's deliveries (pending ones must not be sent anymore). */
+  async deleteForWebhook(appId: string, webhookId: string): Promise<void> {
+    await this.col.deleteMany({ appId, webhookId });
+  }
+}

@@ -1,0 +1,71 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes, isDuplicateKeyError } from './db';
+import type { StoredSecret } from '../webhooks/secret-box';
+
+/** At most this many webhooks per app. Enforced by slots, not by counting (see OidcRuleDoc.slot). */
+export const MAX_WEBHOOKS_PER_APP = 10;
+
+export const WEBHOOK_EVENTS = ['threat.opened', 'threat.spike', 'scan.completed', 'oidc.denied'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface WebhookDoc {
+  _id: string; // whk_...
+  appId: string;
+  slot: number; // 0..MAX_WEBHOOKS_PER_APP-1, unique per app
+  url: string;
+  events: WebhookEvent[];
+  minVerdict: 'clean' | 'suspicious' | 'compromised';
+  spikeThreshold: number;
+  gradeBelow: string;
+  /** Never returned after creation nor logged. */
+  secret: StoredSecret;
+  createdAt: Date;
+}
+
+export type NewWebhook = Omit<WebhookDoc, 'slot'>;
+
+/** Webhooks of apps (where alerts are delivered). Every method is scoped to one app. */
+export class WebhooksRepo {
+  static readonly collectionName = 'webhooks';
+  private readonly col: Collection<WebhookDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<WebhookDoc>(WebhooksRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [
+      { key: { appId: 1, slot: 1 }, name: 'app_slot', unique: true },
+      { key: { appId: 1, createdAt: 1, _id: 1 }, name: 'app_created' },
+    ]);
+  }
+
+  /** Inserts the webhook into a free slot of its app; null when the app already has MAX_WEBHOOKS_PER_APP. */
+  async insertIfRoom(webhook: NewWebhook): Promise<WebhookDoc | null> {
+    for (let attempt = 0; attempt <= MAX_WEBHOOKS_PER_APP; attempt++) {
+      const used = new Set((await this.col.find({ appId: webhook.appId }, { projection: { slot: 1 } }).toArray()).map((d) => d.slot));
+      const slot = Array.from({ length: MAX_WEBHOOKS_PER_APP }, (_, i) => i).find((i) => !used.has(i));
+      if (slot === undefined) return null;
+      const doc: WebhookDoc = { ...webhook, slot };
+      try {
+        await this.col.insertOne(doc);
+        return doc;
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    return null;
+  }
+
+  /** The app's webhooks, oldest first. */
+  listForApp(appId: string): Promise<WebhookDoc[]> {
+    return this.col.find({ appId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  findForApp(appId: string, id: string): Promise<WebhookDoc | null> {
+    return this.col.findOne({ _id: id, appId });
+  }
+
+  /** Returns the deleted webhook, or null when the app has no webhook with this id. */
+  deleteForApp(appId: string, id: string): Promise<WebhookDoc | null> {
+    return this.col.findOneAndDelete({ _id: id, appId });
+  }
+}

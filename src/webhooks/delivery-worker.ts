@@ -1,0 +1,110 @@
+import type { Repositories } from '../data/repositories';
+import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import type { Config } from '../config';
+import { openSecret } from './secret-box';
+import { secretBytes, signDelivery } from './signature';
+import { ATTEMPT_TIMEOUT_MS, sendSigned, type SendOutcome } from './send';
+
+/** A claim outlives the attempt's 10 s budget by a wide margin; only a crashed sender's claim lapses. */
+const LEASE_MS = 5 * 60_000;
+
+/** Back-off after the n-th failed attempt: 30 s, 1 min, 2 min ... at most 1 h, until the delivery's 24 h are over. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3600_000);
+}
+
+export interface WorkerNeeds {
+  repos: Repositories;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<Config, 'keyEncryptionKey' | 'webhookAllowInsecureLoopback'>;
+}
+
+/**
+ * Sends due webhook deliveries. Any number of workers, in one process or many, share the queue: a claim is atomic and
+ * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimDue).
+ */
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private loop: Promise<void> | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly needs: WorkerNeeds,
+    private readonly options: { pollIntervalMs: number; concurrency: number } = { pollIntervalMs: 1_000, concurrency: 4 },
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.loop;
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.loop = this.runDue()
+        .catch((error) => this.needs.logger.error({ err: error }, 'webhook worker failed'))
+        .then(() => {
+          if (!this.stopped) this.schedule(this.options.pollIntervalMs);
+        });
+    }, ms);
+  }
+
+  /** Sends every delivery due now (several at once); returns how many attempts were made. */
+  async runDue(): Promise<number> {
+    let made = 0;
+    const lane = async () => {
+      for (;;) {
+        const job = await this.needs.repos.webhookDeliveries.claimDue(this.needs.clock.now(), LEASE_MS);
+        if (!job) return;
+        made++;
+        await this.attempt(job);
+      }
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency }, lane));
+    return made;
+  }
+
+  private async attempt(job: WebhookDeliveryDoc): Promise<void> {
+    const { repos, clock, logger, config } = this.needs;
+    const webhook = await repos.webhooks.findForApp(job.appId, job.webhookId);
+    if (!webhook) {
+      await repos.webhookDeliveries.recordAttempt(job._id, job.attempts, { status: 'failed', nextAttemptAt: clock.now(), lastResponseStatus: null, lastError: 'webhook deleted' });
+      return;
+    }
+    let outcome: SendOutcome;
+    try {
+      const key = secretBytes(openSecret(webhook.secret, config.keyEncryptionKey, webhook._id));
+      if (!key) outcome = { ok: false, status: null, error: 'stored secret unreadable' };
+      else {
+        const timestamp = Math.floor(clock.now().getTime() / 1000);
+        const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
+        outcome = await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
+      }
+    } catch {
+      // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
+      // delivery still ends within its 24 hours instead of coming back at every lease forever.
+      outcome = { ok: false, status: null, error: 'the delivery could not be prepared (secret unreadable?)' };
+    }
+    const now = clock.now();
+    const next = new Date(now.getTime() + retryDelayMs(job.attempts));
+    const status = outcome.ok ? 'delivered' : next.getTime() > job.giveUpAt.getTime() ? 'failed' : 'pending';
+    await repos.webhookDeliveries.recordAttempt(job._id, job.attempts, { status, nextAttemptAt: status === 'pending' ? next : now, lastResponseStatus: outcome.status, lastError: outcome.error });
+    // Never the URL's query (it may carry a token) nor the secret: ids and outcome only.
+    const fields = { appId: job.appId, webhookId: job.webhookId, deliveryId: job._id, attempt: job.attempts, status: outcome.status, error: outcome.error };
+    if (status === 'failed') logger.warn(fields, 'webhook delivery given up');
+    else if (!outcome.ok) logger.info(fields, 'webhook delivery attempt failed');
+  }
+}
+
+export { ATTEMPT_TIMEOUT_MS };

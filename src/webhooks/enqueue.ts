@@ -1,0 +1,147 @@
+import type { Deps } from '../deps';
+import type { Repositories } from '../data/repositories';
+import type { Logger } from '../logger';
+import type { Clock } from '../clock';
+import type { ThreatDoc } from '../data/threats-repo';
+import type { WebhookDoc, WebhookEvent } from '../data/webhooks-repo';
+import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
+import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
+import { GRADE_BANDS } from '../scan/score';
+import { newId } from '../ids';
+
+/** Deliveries are attempted for this long after the event, then given up. */
+export const DELIVERY_WINDOW_MS = 24 * 3600_000;
+
+const VERDICT_RANK = { clean: 0, suspicious: 1, compromised: 2 } as const;
+
+/** Index of a grade among the bands, best first (A+ = 0); unknown grades rank worst. */
+const gradeRank = (grade: string) => {
+  const i = GRADE_BANDS.findIndex((b) => b.grade === grade);
+  return i < 0 ? GRADE_BANDS.length : i;
+};
+
+type Needs = { repos: Repositories; clock: Clock; logger: Logger };
+
+/**
+ * The webhooks of an app, remembered for a few seconds per process: ingestion asks on every batch, and most apps have
+ * none. A change on this instance forgets the app at once; on another, it is seen within CACHE_MS (a delivery queued
+ * for a webhook deleted meanwhile is dropped by the worker, which reads the webhook before sending).
+ */
+const CACHE_MS = 5_000;
+const cached = new WeakMap<Repositories, Map<string, { until: number; webhooks: WebhookDoc[] }>>();
+
+async function webhooksOf(repos: Repositories, appId: string): Promise<WebhookDoc[]> {
+  let apps = cached.get(repos);
+  if (!apps) cached.set(repos, (apps = new Map()));
+  // Real time, not the service clock: this only paces reads, nothing expires by it.
+  const now = performance.now();
+  const hit = apps.get(appId);
+  if (hit && hit.until > now) return hit.webhooks;
+  const webhooks = await repos.webhooks.listForApp(appId);
+  if (apps.size > 10_000) apps.clear(); // bounded: a process serving many apps rereads now and then
+  apps.set(appId, { until: now + CACHE_MS, webhooks });
+  return webhooks;
+}
+
+/** Called after a webhook of the app is created or deleted on this instance. */
+export function forgetWebhooks(repos: Repositories, appId: string): void {
+  cached.get(repos)?.delete(appId);
+}
+
+function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date): WebhookDeliveryDoc {
+  return {
+    _id: newId('whd'),
+    appId: webhook.appId,
+    webhookId: webhook._id,
+    type,
+    body: JSON.stringify({ type, timestamp: now.toISOString(), data }),
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastAttemptAt: null,
+    lastResponseStatus: null,
+    lastError: null,
+    giveUpAt: new Date(now.getTime() + DELIVERY_WINDOW_MS),
+    createdAt: now,
+  };
+}
+
+/**
+ * Queues what the app's webhooks ask for. Never throws: an alert that cannot be queued is logged, and the request that
+ * caused it (an ingestion, a scan, an exchange) carries on as if no webhook existed.
+ */
+async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (webhooks: WebhookDoc[], now: Date) => Promise<WebhookDeliveryDoc[]> | WebhookDeliveryDoc[]): Promise<void> {
+  try {
+    const webhooks = (await webhooksOf(deps.repos, appId)).filter((w) => w.events.includes(event));
+    if (!webhooks.length) return;
+    await deps.repos.webhookDeliveries.insert(await build(webhooks, deps.clock.now()));
+  } catch (error) {
+    deps.logger.error({ err: error, appId, event }, 'webhook delivery not queued');
+  }
+}
+
+/**
+ * The Threat as REST shows it, plus appId. `count` is the occurrences the window opened with: events with an eventId
+ * are counted by merge records rather than by the window document, so the document's own count can be lower.
+ */
+function threatData(t: ThreatDoc, occurrences: number) {
+  return {
+    appId: t.appId,
+    id: t._id,
+    detection: t.detection,
+    verdict: t.verdict,
+    confidence: t.confidence,
+    action: t.action,
+    signals: t.signals,
+    platform: t.platform ?? null,
+    appVersion: t.appVersion ?? null,
+    buildId: t.buildId ?? null,
+    occurredAt: t.occurredAt.toISOString(),
+    lastOccurredAt: t.lastOccurredAt.toISOString(),
+    count: occurrences,
+  };
+}
+
+/**
+ * After an ingestion: `threat.opened` for each new threat (window) at or above a webhook's minVerdict, and
+ * `threat.spike` when a detection's 5-minute counter crosses a webhook's threshold. The counter is one atomic $inc per
+ * (detection, bucket) and batch, so exactly one ingestion sees it cross and queues the alert.
+ */
+export async function notifyIngested(deps: Needs, appId: string, opened: { doc: ThreatDoc; occurrences: number }[], counts: Map<string, number>): Promise<void> {
+  if (opened.length) {
+    await enqueue(deps, appId, 'threat.opened', (webhooks, now) =>
+      webhooks.flatMap((w) =>
+        opened.filter((o) => VERDICT_RANK[o.doc.verdict] >= VERDICT_RANK[w.minVerdict]).map((o) => delivery(w, 'threat.opened', threatData(o.doc, o.occurrences), now)),
+      ),
+    );
+  }
+  if (counts.size) {
+    await enqueue(deps, appId, 'threat.spike', async (webhooks, now) => {
+      const bucket = new Date(Math.floor(now.getTime() / SPIKE_BUCKET_MS) * SPIKE_BUCKET_MS);
+      const out: WebhookDeliveryDoc[] = [];
+      for (const [detection, n] of counts) {
+        const after = await deps.repos.webhookSpikes.add(appId, detection, bucket, n);
+        for (const w of webhooks) {
+          if (after - n <= w.spikeThreshold && after > w.spikeThreshold) {
+            out.push(delivery(w, 'threat.spike', { appId, detection, bucketStart: bucket.toISOString(), bucketMinutes: SPIKE_BUCKET_MS / 60_000, count: after, threshold: w.spikeThreshold }, now));
+          }
+        }
+      }
+      return out;
+    });
+  }
+}
+
+/** After a static scan: `scan.completed` for webhooks whose gradeBelow is better than the scan's grade. */
+export async function notifyScanCompleted(deps: Needs, scan: { appId: string; scanId: string; buildId: string; grade: string; score: number }): Promise<void> {
+  await enqueue(deps, scan.appId, 'scan.completed', (webhooks, now) =>
+    webhooks.filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow)).map((w) => delivery(w, 'scan.completed', { appId: scan.appId, id: scan.scanId, buildId: scan.buildId, engine: 'static', grade: scan.grade, score: scan.score }, now)),
+  );
+}
+
+/** After a refused CI token exchange of a known app: the reason and the verified subject, never the token. */
+export async function notifyOidcDenied(deps: Needs, denial: { appId: string; reason: string; subject: string | null }): Promise<void> {
+  await enqueue(deps, denial.appId, 'oidc.denied', (webhooks, now) => webhooks.map((w) => delivery(w, 'oidc.denied', { appId: denial.appId, reason: denial.reason, subject: denial.subject }, now)));
+}
+
+export type { Deps };
