@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Collection, type Db, type Document, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
 
 export async function connectMongo(uri: string): Promise<MongoClient> {
   const client = new MongoClient(uri, {
@@ -48,3 +48,30 @@ export async function insertIfAbsent<T extends Document>(collection: Collection<
 }
 
 export type { Collection, Db, Document };
+
+/**
+ * Inserts `doc` into the first free slot 0..max-1 of its app; null when every slot is taken. Without transactions,
+ * "count then insert" lets two concurrent creations both see room for one; a unique (appId, slot) index makes an
+ * insert past the cap impossible instead. Each failed attempt means another writer took the slot we chose, so the
+ * loop is bounded by the slot count.
+ */
+export async function insertIntoFreeSlot<T extends Document & { appId: string; slot: number }>(
+  collection: Collection<T>,
+  doc: Omit<T, 'slot'>,
+  max: number,
+): Promise<T | null> {
+  for (let attempt = 0; attempt <= max; attempt++) {
+    const taken = await collection.find({ appId: doc.appId } as Filter<T>, { projection: { slot: 1 } }).toArray();
+    const used = new Set(taken.map((d) => d.slot));
+    const slot = Array.from({ length: max }, (_, i) => i).find((i) => !used.has(i));
+    if (slot === undefined) return null;
+    const full = { ...doc, slot } as unknown as T;
+    try {
+      await collection.insertOne(full as OptionalUnlessRequiredId<T>);
+      return full;
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+  }
+  return null;
+}

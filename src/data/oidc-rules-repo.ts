@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { ensureIndexes, insertIntoFreeSlot } from './db';
 
 /** At most this many trust rules per app (spec, Limits). Enforced by slots, not by counting. */
 export const MAX_RULES_PER_APP = 20;
@@ -40,21 +40,8 @@ export class OidcRulesRepo {
   }
 
   /** Inserts the rule into a free slot of its app; null when the app already has MAX_RULES_PER_APP rules. */
-  async insertIfRoom(rule: NewOidcRule): Promise<OidcRuleDoc | null> {
-    // Each failed attempt means another rule took the slot we chose, so the loop is bounded by the slot count.
-    for (let attempt = 0; attempt <= MAX_RULES_PER_APP; attempt++) {
-      const used = new Set((await this.col.find({ appId: rule.appId }, { projection: { slot: 1 } }).toArray()).map((d) => d.slot));
-      const slot = Array.from({ length: MAX_RULES_PER_APP }, (_, i) => i).find((i) => !used.has(i));
-      if (slot === undefined) return null;
-      const doc: OidcRuleDoc = { ...rule, slot };
-      try {
-        await this.col.insertOne(doc);
-        return doc;
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-      }
-    }
-    return null;
+  insertIfRoom(rule: NewOidcRule): Promise<OidcRuleDoc | null> {
+    return insertIntoFreeSlot(this.col, rule, MAX_RULES_PER_APP);
   }
 
   /** The app's rules, oldest first (ties broken by id, so every instance picks the same earliest rule). */

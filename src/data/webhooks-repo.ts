@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { ensureIndexes, insertIntoFreeSlot } from './db';
 import type { StoredSecret } from '../webhooks/secret-box';
 
 /** At most this many webhooks per app. Enforced by slots, not by counting (see OidcRuleDoc.slot). */
@@ -39,20 +39,8 @@ export class WebhooksRepo {
   }
 
   /** Inserts the webhook into a free slot of its app; null when the app already has MAX_WEBHOOKS_PER_APP. */
-  async insertIfRoom(webhook: NewWebhook): Promise<WebhookDoc | null> {
-    for (let attempt = 0; attempt <= MAX_WEBHOOKS_PER_APP; attempt++) {
-      const used = new Set((await this.col.find({ appId: webhook.appId }, { projection: { slot: 1 } }).toArray()).map((d) => d.slot));
-      const slot = Array.from({ length: MAX_WEBHOOKS_PER_APP }, (_, i) => i).find((i) => !used.has(i));
-      if (slot === undefined) return null;
-      const doc: WebhookDoc = { ...webhook, slot };
-      try {
-        await this.col.insertOne(doc);
-        return doc;
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-      }
-    }
-    return null;
+  insertIfRoom(webhook: NewWebhook): Promise<WebhookDoc | null> {
+    return insertIntoFreeSlot(this.col, webhook, MAX_WEBHOOKS_PER_APP);
   }
 
   /** The app's webhooks, oldest first. */
