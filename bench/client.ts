@@ -8,10 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { MongoClient } from 'mongodb';
-import { benchMongo, fmt, freePort, spawnTs, stopChild, waitForHttp } from './support';
+import { benchMongo, fmt, freePort, makeRandomFile, spawnTs, stopChild, waitForHttp } from './support';
 import { loadConfig } from '../src/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/logger';
@@ -23,21 +22,6 @@ const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 500 * 1024 * 1024);
 /** curl and the client alternate, so a noisy neighbour hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MB = 1024 * 1024;
-
-function makeFile(file: string): string {
-  const hash = createHash('sha256');
-  const fd = fs.openSync(file, 'w');
-  const block = randomBytes(4 * MB);
-  for (let written = 0, i = 0; written < SIZE; i++) {
-    block.writeUInt32LE(i, 0); // no two blocks alike
-    const n = Math.min(block.length, SIZE - written);
-    fs.writeSync(fd, block, 0, n);
-    hash.update(block.subarray(0, n));
-    written += n;
-  }
-  fs.closeSync(fd);
-  return hash.digest('hex');
-}
 
 function selfKb(field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync('/proc/self/status', 'utf8'));
@@ -82,7 +66,7 @@ async function main(): Promise<void> {
   const mongoClient = new MongoClient(mongo.uri);
   try {
     console.log(`bench:client: preparing ${fmt(SIZE / MB, 0)} MB of random bytes in ${work}`);
-    const sha256 = makeFile(file);
+    const sha256 = makeRandomFile(file, SIZE);
     await mongoClient.connect();
     const deps = await createDeps(loadConfig({ ...env }), { mongo: mongoClient, logger: createLogger('silent') });
     const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });

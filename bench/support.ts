@@ -1,4 +1,5 @@
 /** Shared by the benchmarks: real servers on loopback, child processes, and printing. */
+import { createHash, randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -76,3 +77,19 @@ export function stopChild(child: ChildProcess): Promise<void> {
 }
 
 export const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+/** Writes `size` random bytes to `file` (no two 4 MiB blocks alike, so nothing compresses or dedups); its SHA-256. */
+export function makeRandomFile(file: string, size: number): string {
+  const hash = createHash('sha256');
+  const fd = fs.openSync(file, 'w');
+  const block = randomBytes(4 * 1024 * 1024);
+  for (let written = 0, i = 0; written < size; i++) {
+    block.writeUInt32LE(i, 0);
+    const n = Math.min(block.length, size - written);
+    fs.writeSync(fd, block, 0, n);
+    hash.update(block.subarray(0, n));
+    written += n;
+  }
+  fs.closeSync(fd);
+  return hash.digest('hex');
+}

@@ -10,10 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { MongoClient } from 'mongodb';
-import { benchMongo, fmt, freePort, spawnTs, stopChild, waitForHttp } from './support';
+import { benchMongo, fmt, freePort, makeRandomFile, spawnTs, stopChild, waitForHttp } from './support';
 import { loadConfig } from '../src/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/logger';
@@ -26,21 +25,6 @@ const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 500 * 1024 * 1024);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MB = 1024 * 1024;
 const useS3 = process.argv.includes('--s3');
-
-function makeFile(file: string): string {
-  const hash = createHash('sha256');
-  const fd = fs.openSync(file, 'w');
-  const block = randomBytes(4 * MB);
-  for (let written = 0, i = 0; written < SIZE; i++) {
-    block.writeUInt32LE(i, 0); // no two blocks alike
-    const n = Math.min(block.length, SIZE - written);
-    fs.writeSync(fd, block, 0, n);
-    hash.update(block.subarray(0, n));
-    written += n;
-  }
-  fs.closeSync(fd);
-  return hash.digest('hex');
-}
 
 /** PUTs the file; resolves with the seconds from the first byte sent to the answer. */
 function putFile(url: string, file: string): Promise<{ status: number; seconds: number; body: string }> {
@@ -117,7 +101,7 @@ async function main(): Promise<void> {
   const client = new MongoClient(mongo.uri);
   try {
     console.log(`bench:upload: preparing ${fmt(SIZE / MB, 0)} MB of random bytes in ${work}`);
-    const sha256 = makeFile(file);
+    const sha256 = makeRandomFile(file, SIZE);
 
     const t0 = process.hrtime.bigint();
     const sum = execFileSync('sha256sum', [file], { encoding: 'utf8' }).split(' ')[0];
