@@ -52,9 +52,15 @@ export class SigningKeys {
 
   /** Creates a new active key; the previous ones keep verifying (retired) unless revoked. */
   async rotate(opts: { revokePrevious: boolean }): Promise<{ kid: string; revoked: number }> {
+    const kid = await this.insertActiveKey();
+    await this.repo.retireAllExcept(kid);
+    const revoked = opts.revokePrevious ? await this.repo.revokeAllExcept(kid, this.clock.now()) : 0;
+    return { kid, revoked };
+  }
+
+  private async insertActiveKey(): Promise<string> {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const kid = `sk_${randomAlnum(16)}`;
-    const now = this.clock.now();
     const privateJwk = await exportJWK(privateKey);
     await this.repo.insert({
       _id: kid,
@@ -62,20 +68,27 @@ export class SigningKeys {
       ...(this.kek ? { sealedPrivateJwk: sealJwk(privateJwk, this.kek, kid) } : { privateJwk }),
       publicJwk: await exportJWK(publicKey),
       status: 'active',
-      createdAt: now,
+      createdAt: this.clock.now(),
       revokedAt: null,
     });
-    await this.repo.retireAllExcept(kid);
-    const revoked = opts.revokePrevious ? await this.repo.revokeAllExcept(kid, now) : 0;
-    return { kid, revoked };
+    return kid;
   }
 
+  private firstKey: Promise<string> | null = null;
+
+  /**
+   * The newest active key. On a database without one, the first key is inserted WITHOUT retiring others: when
+   * several requests (or instances) start at once, each retiring all but its own would leave no active key at all.
+   * Two first keys both stay active, which is harmless (verification is by kid) until the next rotation retires them.
+   */
   private async activeKey(): Promise<SigningKeyDoc> {
     const active = await this.repo.findActive();
     if (active) return active;
-    await this.rotate({ revokePrevious: false });
+    // One creation in flight per instance; concurrent callers wait for it.
+    this.firstKey ??= this.insertActiveKey().finally(() => (this.firstKey = null));
+    await this.firstKey;
     const created = await this.repo.findActive();
-    if (!created) throw new Error('no active signing key after rotation');
+    if (!created) throw new Error('no active signing key after creating one');
     return created;
   }
 
