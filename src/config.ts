@@ -34,6 +34,8 @@ export interface Config {
   readonly keyEncryptionKey: Buffer | null;
   /** An upload through which no byte moved for this long is stopped and its lock released. */
   readonly uploadIdleTimeoutMs: number;
+  /** Minimum average rate of an upload body over each window of the idle timeout (KB/s); 0 turns the check off. */
+  readonly uploadMinRateKbps: number;
   /** Header and request timeouts of every route but the upload (which has its stall watchdog instead). */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
     keyEncryptionKey,
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
+    uploadMinRateKbps: int(env, 'UPLOAD_MIN_RATE_KBPS', 4, 0, 1_000_000),
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     uploadsPerApp: int(env, 'UPLOADS_PER_APP', 4, 1, 1000),

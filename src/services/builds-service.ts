@@ -196,12 +196,25 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
     const now = () => deps.clock.now().getTime();
     const transfer = streamToStore(deps.artifacts, build.artifact.storageKey, body, grant, now);
     const idleLimitMs = deps.config.uploadIdleTimeoutMs;
+    const minBytesPerWindow = (deps.config.uploadMinRateKbps * 1024 * idleLimitMs) / 1000;
     let renewedAt = now();
+    let window = { startedAt: now(), bytesAtStart: 0 };
     // Ticks often enough to notice a stall soon after the limit; renews the lease every LOCK_RENEW_MS of service time.
     renewer = setInterval(() => {
       if (transfer.idleMs() > idleLimitMs) {
         transfer.abort(new UploadBodyError('stalled', `No byte of the body arrived for ${idleLimitMs / 1000} s; the upload was stopped.`));
         return;
+      }
+      // A body trickling a byte now and then is never idle, yet holds the artifact's lock and an upload slot for
+      // ever: each window of the idle limit must also carry the minimum rate.
+      if (now() - window.startedAt >= idleLimitMs) {
+        const moved = transfer.bytesReceived() - window.bytesAtStart;
+        if (moved < minBytesPerWindow) {
+          const rate = `${deps.config.uploadMinRateKbps} KB/s`;
+          transfer.abort(new UploadBodyError('stalled', `The body arrived at less than ${rate} for ${idleLimitMs / 1000} s; the upload was stopped.`));
+          return;
+        }
+        window = { startedAt: now(), bytesAtStart: transfer.bytesReceived() };
       }
       const at = deps.clock.now();
       if (at.getTime() - renewedAt < LOCK_RENEW_MS) return;

@@ -13,6 +13,8 @@ export interface Transfer {
   done: Promise<void>;
   /** How long no byte has moved through the transfer, on the service clock. */
   idleMs(): number;
+  /** Bytes of the body received so far. */
+  bytesReceived(): number;
 }
 
 /**
@@ -43,5 +45,5 @@ export function streamToStore(
     req.off('error', onError);
     if (!verifier.destroyed) verifier.destroy();
   });
-  return { abort: (error) => verifier.destroy(error), done, idleMs: () => now() - verifier.lastChunkAt };
+  return { abort: (error) => verifier.destroy(error), done, idleMs: () => now() - verifier.lastChunkAt, bytesReceived: () => verifier.bytesSeen };
 }

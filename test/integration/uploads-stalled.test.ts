@@ -1,7 +1,9 @@
 // Protects: an upload through which no byte moves for UPLOAD_IDLE_TIMEOUT_S (a stalled or half-open connection,
 // which the operating system may keep for hours) is stopped with 400, leaves nothing visible and releases its lock,
 // so the client's retry of the same URL succeeds instead of meeting 409 upload_in_progress. Idleness is measured on
-// the service clock: the test advances it instead of waiting.
+// the service clock: the test advances it instead of waiting. A body that trickles (a few bytes now and then, never
+// idle) is stopped the same way once a window of the idle limit carried less than UPLOAD_MIN_RATE_KBPS.
+import http from 'node:http';
 import { startHarness, type Harness } from '../support/harness';
 import { UploadLocksRepo } from '../../src/uploads/upload-locks-repo';
 import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
@@ -63,3 +65,52 @@ it('stops an upload whose client went silent, and the same URL works again at on
   expect(retry.status).toBe(200);
   expect(retry.body.artifact.status).toBe('uploaded');
 });
+
+it('stops an upload that trickles under the minimum rate, and the same URL works again at once', async () => {
+  const { bytes, sha256 } = artifactBytes(256 * 1024);
+  const build = await createBuildWithArtifact(h, key, bytes, sha256);
+  const url: string = build.artifact.uploadUrl;
+
+  // 256 bytes every 100 ms of real time: never idle for the 1 s limit, far under 4 KB per window of it.
+  const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } });
+  req.on('error', () => undefined); // the server answers and closes while bytes are still going out
+  let offset = 0;
+  const drip = setInterval(() => {
+    if (offset < bytes.length) req.write(bytes.subarray(offset, (offset += 256)));
+  }, 100);
+  const answer = new Promise<{ status: number; body: any }>((resolve) =>
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    }),
+  );
+  try {
+    await untilLocked(build.id);
+    // Half a window of service time per 150 ms of real time: a chunk always arrives between two steps.
+    const stopped = await advanceUntilSlow(answer, 500);
+    expect(stopped.status).toBe(400);
+    expect(stopped.body).toMatchObject({
+      code: 'malformed_request',
+      detail: 'The body arrived at less than 4 KB/s for 1 s; the upload was stopped. The artifact stays pending; the same URL may be used again.',
+    });
+  } finally {
+    clearInterval(drip);
+    req.destroy();
+  }
+  const doc = await h.deps.repos.builds.findById(build.appId, build.id);
+  expect(doc!.artifact!.status).toBe('pending');
+  const retry = await put(url, bytes);
+  expect(retry.status).toBe(200);
+});
+
+/** Like advanceUntil, in smaller steps with shorter pauses, so the trickling client keeps pace with the clock. */
+async function advanceUntilSlow<T>(pending: Promise<T>, stepMs: number): Promise<T> {
+  let settled = false;
+  void pending.finally(() => (settled = true));
+  for (let i = 0; i < 60 && !settled; i++) {
+    h.clock.advance(stepMs);
+    await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, 150))]);
+  }
+  return pending;
+}
