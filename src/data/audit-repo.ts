@@ -7,6 +7,7 @@ export const AUDIT_ACTIONS = [
   'oidc.rule_created',
   'oidc.rule_deleted',
   'oidc.dry_run',
+  'oidc.rule_pinned',
   // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
   'app.created',
   'api_key.created',

@@ -54,6 +54,22 @@ export class OidcRulesRepo {
     return this.col.find({ appId, _id: { $in: ids } }).sort({ createdAt: 1, _id: 1 }).toArray();
   }
 
+  /**
+   * Fills a rule's empty id pins (never overwrites one: each update matches only while its field is still null, so
+   * of two jobs racing to pin, the first wins and the other reads its pin). Returns the fields this call set and the
+   * rule as stored after; null when the rule is gone.
+   */
+  async pinIds(appId: string, id: string, ids: { repositoryId?: string; repositoryOwnerId: string }): Promise<{ pinned: string[]; rule: OidcRuleDoc | null }> {
+    const pinned: string[] = [];
+    if (ids.repositoryId !== undefined) {
+      const r = await this.col.updateOne({ _id: id, appId, repositoryId: null }, { $set: { repositoryId: ids.repositoryId } });
+      if (r.modifiedCount > 0) pinned.push('repositoryId');
+    }
+    const r = await this.col.updateOne({ _id: id, appId, repositoryOwnerId: null }, { $set: { repositoryOwnerId: ids.repositoryOwnerId } });
+    if (r.modifiedCount > 0) pinned.push('repositoryOwnerId');
+    return { pinned, rule: await this.col.findOne({ _id: id, appId }) };
+  }
+
   /** Returns the deleted rule, or null when the app has no rule with this id. */
   async deleteForApp(appId: string, id: string): Promise<OidcRuleDoc | null> {
     return this.col.findOneAndDelete({ _id: id, appId });

@@ -538,7 +538,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];

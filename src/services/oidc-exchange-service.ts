@@ -10,6 +10,7 @@ import { parsePattern, splitRepository } from '../oidc/subject';
 import type { Scope } from '../auth/scopes';
 import { provenanceFromClaims } from './builds/provenance';
 import { recordAggregatedAudit, recordAudit } from './audit-service';
+import { pinMatchedRules } from './oidc-rule-pinning';
 import { notifyOidcDenied } from '../webhooks/enqueue';
 
 export interface OidcExchangeResult {
@@ -44,8 +45,12 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
   if (!app) throw new OidcRefusal('unknown_app', token.claims);
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(app._id), token.claims); // oldest first
   if (evaluation.refusal) throw new OidcRefusal(evaluation.refusal, token.claims); // the verifier already refused these
-  const rules: OidcRuleDoc[] = evaluation.matched;
-  if (rules.length === 0) throw new RuleRefusal('not_trusted', token.claims, evaluation.rules);
+  if (evaluation.matched.length === 0) throw new RuleRefusal('not_trusted', token.claims, evaluation.rules);
+  const rules: OidcRuleDoc[] = await pinMatchedRules(ctx, app._id, evaluation.matched, token.claims);
+  if (rules.length === 0) {
+    // Every rule that matched by name was pinned to other ids by a concurrent job first: judged again as stored.
+    throw new RuleRefusal('not_trusted', token.claims, evaluateRules(await ctx.repos.oidcRules.listForApp(app._id), token.claims).rules);
+  }
 
   // jti is claimed before the token is minted, and kept until exp + leeway, so a replay inside the leeway still
   // fails; the unique id in shared storage gives exactly one winner across instances.
