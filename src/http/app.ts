@@ -6,6 +6,7 @@ import { requestContext } from '../../rest/middleware/request-context';
 import { errorHandler } from '../../rest/middleware/errors';
 import { healthz, readyz } from './health';
 import { requestTimeout } from './request-timeout';
+import { accessLog } from './access-log';
 import { graphqlMetrics, httpMetrics, metricsEndpoint } from '../metrics';
 import { requestState } from '../../rest/state';
 
@@ -22,6 +23,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.set('etag', false);
   app.use(requestTimeout(deps.config.requestTimeoutMs));
   app.use(requestContext(deps));
+  app.use(accessLog(() => deps.logger));
   app.use(httpMetrics());
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps));
