@@ -6,11 +6,16 @@ import { startHarness, bearer, type Harness, readJson } from '../support/harness
 import { parseExposition, sumOf, type Sample } from '../support/prometheus';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 import { uploadPackage, waitForStaticScan } from './scans-support';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { json } from '../support/harness';
+import { event, ingest } from './threats-support';
+import { WebhookWorker } from '../../src/webhooks/delivery-worker';
 
 let h: Harness;
 beforeAll(async () => {
   // Two anonymous /graphql requests per window: the third is refused, which the refusal counter must show.
-  h = await startHarness({ env: { GRAPHQL_ANONYMOUS_LIMIT: '2' } });
+  h = await startHarness({ env: { GRAPHQL_ANONYMOUS_LIMIT: '2', WEBHOOK_ALLOW_INSECURE_LOOPBACK: '1' } });
 });
 afterAll(async () => {
   await h.close();
@@ -126,6 +131,36 @@ it('counts an upload (bytes, outcome, in flight) and the static scan job that fo
   expect(delta('shieldgate_scan_jobs_total', { outcome: 'done' })).toBe(1);
   expect(delta('shieldgate_scan_job_duration_seconds_count', { outcome: 'done' })).toBe(1);
   expect(delta('shieldgate_scan_job_duration_seconds_sum', { outcome: 'done' })).toBeGreaterThan(0);
+});
+
+it('counts webhook deliveries by outcome', async () => {
+  // A receiver on loopback that fails its first delivery and takes the second.
+  const statuses = [503, 204];
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(statuses.shift() ?? 204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const { appId } = await h.newApp('enterprise');
+    const owner = (await h.newKey(appId, ['rules:write'])).key;
+    const device = (await h.newKey(appId, ['events:ingest'])).key;
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const created = await h.api(`/v1/apps/${appId}/webhooks`, { method: 'POST', headers: json(owner), body: JSON.stringify({ url, events: ['threat.opened'] }) });
+    expect(created.status).toBe(201);
+    const worker = new WebhookWorker({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, config: h.deps.config });
+    const before = await scrape();
+    expect((await ingest(h.baseUrl, device, [event(h.clock.now())])).status).toBe(202);
+    expect(await worker.runDue()).toBe(1); // refused by the receiver: retried later
+    h.clock.advance(31_000);
+    expect(await worker.runDue()).toBe(1);
+    const after = await scrape();
+    const delta = (outcome: string) => sumOf(after, 'shieldgate_webhook_deliveries_total', { outcome }) - sumOf(before, 'shieldgate_webhook_deliveries_total', { outcome });
+    expect([delta('retry'), delta('delivered'), delta('given_up')]).toEqual([1, 1, 0]);
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
 });
 
 describe('who may read /metrics', () => {
