@@ -13,6 +13,7 @@ import { CursorCodec } from './crypto/cursors';
 import { buildSchema } from './graphql/schema';
 import { IssuerKeys } from './oidc/issuer-keys';
 import { createArtifactStore } from './storage';
+import { observeMongoCommands } from './metrics';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -60,6 +61,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const clock = options.clock ?? systemClock;
   if (!config.mongodbUri && !options.mongo) throw new Error('createDeps needs a MongoDB URI (main.ts starts the embedded one)');
   const mongo = options.mongo ?? (await connectMongo(config.mongodbUri!));
+  observeMongoCommands(mongo);
   const db = mongo.db(config.mongodbDatabase);
   const repos = createRepositories(db);
   await ensureAllIndexes(repos);

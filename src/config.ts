@@ -56,6 +56,11 @@ export interface Config {
   readonly threatRetentionDays: number;
   /** WEBHOOK_ALLOW_INSECURE_LOOPBACK: webhooks may use http://127.0.0.1 and reach loopback (tests only). */
   readonly webhookAllowInsecureLoopback: boolean;
+  /**
+   * METRICS_TOKEN: a scraper reads /metrics with `Authorization: Bearer <token>`; null: /metrics answers only
+   * requests made over loopback that no proxy forwarded (src/metrics/endpoint.ts).
+   */
+  readonly metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +147,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throw new ConfigError('KEY_ENCRYPTION_KEY is required in production: make one with `openssl rand -base64 32` (or set ALLOW_UNSEALED_KEYS=1 to keep keys in the clear)');
   }
 
+  const metricsToken = env.METRICS_TOKEN || null;
+  // A token a scraper config holds in clear: long enough not to be guessed, printable so it fits in a header.
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 printable characters without spaces (for example: openssl rand -hex 24)');
+  }
+
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -186,6 +197,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
     webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
+    metricsToken,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });
 }

@@ -4,6 +4,7 @@ import type { Principal } from './auth/principal';
 import type { Logger } from './logger';
 import type { Clock } from './clock';
 import type { Repositories } from './data/repositories';
+import { contextCreated } from './metrics/graphql';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
 export interface RequestContext {
@@ -13,11 +14,13 @@ export interface RequestContext {
   clock: Clock;
   repos: Repositories;
   deps: Deps;
+  /** The GraphQL operation's computed cost, set by the query limits once known (the metrics read it). */
+  graphqlCost?: number;
 }
 
 /** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
 export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID(), logger?: Logger): RequestContext {
-  return {
+  const context: RequestContext = {
     requestId,
     principal,
     logger: logger ?? deps.logger.child({ requestId }),
@@ -25,4 +28,6 @@ export function createContext(deps: Deps, principal: Principal, requestId: strin
     repos: deps.repos,
     deps,
   };
+  contextCreated(logger, context); // lets /graphql's metrics read the operation's cost once it is computed
+  return context;
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../../src/deps';
-import { redactPath } from '../../src/logger';
 import type { RequestState } from '../state';
 
 export const API_VERSION = '1.0.0';
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
-/** Gives every request an id, a child logger, the version header, and one access-log line when it ends. */
+/** Gives every request an id, a child logger and the version header (its access-log line: src/http/access-log.ts). */
 export function requestContext(deps: Deps): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -19,15 +18,6 @@ export function requestContext(deps: Deps): RequestHandler {
     // Answers carry upload URLs, access tokens, key secrets and staff tokens, and otherwise one tenant's data: no
     // shared or browser cache may keep any of them (an idempotent replay sets it again from here).
     res.setHeader('Cache-Control', 'no-store');
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Only the redacted path: the upload path carries its credential.
-      state.logger.info(
-        { method: req.method, path: redactPath(req.originalUrl), status: res.statusCode, ms: Math.round(ms * 10) / 10, operationId: state.op?.operationId },
-        'request',
-      );
-    });
     next();
   };
 }

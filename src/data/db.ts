@@ -5,6 +5,8 @@ export async function connectMongo(uri: string): Promise<MongoClient> {
     serverSelectionTimeoutMS: 5_000,
     // Bounded so a wedged database surfaces as 503s instead of piling up requests.
     maxPoolSize: 50,
+    // Command monitoring feeds the database latency metric (src/metrics/mongo.ts): names and durations only.
+    monitorCommands: true,
   });
   await client.connect();
   return client;

@@ -6,6 +6,9 @@ import { requestContext } from '../../rest/middleware/request-context';
 import { errorHandler } from '../../rest/middleware/errors';
 import { healthz, readyz } from './health';
 import { requestTimeout } from './request-timeout';
+import { accessLog } from './access-log';
+import { graphqlMetrics, httpMetrics, metricsEndpoint } from '../metrics';
+import { requestState } from '../../rest/state';
 
 export interface HttpApp {
   app: Express;
@@ -20,10 +23,13 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.set('etag', false);
   app.use(requestTimeout(deps.config.requestTimeoutMs));
   app.use(requestContext(deps));
+  app.use(accessLog(() => deps.logger));
+  app.use(httpMetrics());
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps));
+  app.get('/metrics', metricsEndpoint(deps.config));
   const graphql = await createGraphqlMiddleware(deps);
-  app.use('/graphql', ...graphql.handler);
+  app.use('/graphql', graphqlMetrics((res) => requestState(res)?.logger), ...graphql.handler);
   app.use(createRestRouter(deps));
   app.use(errorHandler);
   return { app, stop: graphql.stop };

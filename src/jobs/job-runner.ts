@@ -1,6 +1,13 @@
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { ScanJobDoc, ScanJobsRepo } from '../data/scan-jobs-repo';
+import { metrics } from '../metrics/registry';
+
+/** Scan job metrics: one outcome per attempt, timed on the wall clock (the service clock may be a test's). */
+function recordAttempt(outcome: 'done' | 'retry' | 'failed', startedAt: bigint): void {
+  metrics.scanJobs.inc({ outcome });
+  metrics.scanJobDuration.observe({ outcome }, Number(process.hrtime.bigint() - startedAt) / 1e9);
+}
 
 /** What a kind of job does; `run` throws to ask for a retry, `giveUp` records the final failure for the client. */
 export interface JobHandler {
@@ -119,17 +126,23 @@ export class JobRunner {
       this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs).catch((err) => log.warn({ err }, 'job lease renewal failed'));
     }, Math.max(1_000, Math.floor(this.options.leaseMs / 3)));
     renewer.unref();
+    const startedAt = process.hrtime.bigint();
     try {
       await this.handler.run(job);
       clearInterval(renewer);
       await this.jobs.complete(job._id, job.attempts, this.clock.now());
+      recordAttempt('done', startedAt);
       log.info('scan job done');
     } catch (err) {
       clearInterval(renewer);
       const reason = describe(err);
-      if (job.attempts >= this.options.maxAttempts) return this.giveUp(job, reason, log);
+      if (job.attempts >= this.options.maxAttempts) {
+        recordAttempt('failed', startedAt);
+        return this.giveUp(job, reason, log);
+      }
       const now = this.clock.now();
       await this.jobs.retryLater(job._id, job.attempts, now, new Date(now.getTime() + backoffMs(job.attempts)), reason);
+      recordAttempt('retry', startedAt);
       log.warn({ reason }, 'scan job failed; retrying later');
     }
   }

@@ -2,6 +2,15 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type Redis from 'ioredis';
 import type { Logger } from '../logger';
 import { WINDOW_SECONDS } from './plans';
+import { metrics } from '../metrics/registry';
+
+/** The kinds of bucket (the part of a bucket's name before its id): the refusal metric's label, never the id. */
+const BUCKET_KINDS = new Set(['key', 'rule', 'ip', 'gql-staff', 'gql-ip']);
+
+export function bucketKind(bucket: string): string {
+  const kind = bucket.slice(0, Math.max(0, bucket.indexOf(':')));
+  return BUCKET_KINDS.has(kind) ? kind : 'other';
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -50,7 +59,10 @@ export class FlexibleRateLimiter implements RateLimiter {
       const res = await this.limiterFor(limit).consume(bucket, 1);
       return decision(true, limit, res);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return decision(false, limit, rejection);
+      if (rejection instanceof RateLimiterRes) {
+        metrics.rateLimitRefusals.inc({ bucket: bucketKind(bucket) });
+        return decision(false, limit, rejection);
+      }
       // Both stores failed: letting the request through beats refusing every caller.
       this.logger.error({ err: rejection }, 'rate limiter failed; request allowed');
       return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW_SECONDS };

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { ArtifactStore } from '../storage/artifact-store';
 import { UploadBodyError, VerifyingStream } from './verifying-stream';
+import { metrics } from '../metrics/registry';
 
 export interface Declared {
   sizeBytes: number;
@@ -39,7 +40,18 @@ export function streamToStore(
   req.on('close', onClose);
   req.on('error', onError);
   req.pipe(verifier);
-  const done = store.put(key, verifier, declared.sizeBytes).finally(() => {
+  // Upload metrics: in flight while the body streams, bytes as they arrive, one outcome per body.
+  metrics.uploadsInFlight.inc();
+  const countBytes = (chunk: Buffer) => metrics.uploadBytes.inc(chunk.length);
+  req.on('data', countBytes);
+  const stored = store.put(key, verifier, declared.sizeBytes);
+  stored.then(
+    () => metrics.uploads.inc({ outcome: 'stored' }),
+    (error) => metrics.uploads.inc({ outcome: error instanceof UploadBodyError ? error.kind : 'store_error' }),
+  );
+  const done = stored.finally(() => {
+    metrics.uploadsInFlight.dec();
+    req.off('data', countBytes);
     req.unpipe(verifier);
     req.off('close', onClose);
     req.off('error', onError);

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { openSecret } from './secret-box';
 import { secretBytes, signDelivery } from './signature';
 import { ATTEMPT_TIMEOUT_MS, sendSigned, type SendOutcome } from './send';
+import { metrics } from '../metrics/registry';
 
 /** A claim outlives the attempt's 10 s budget by a wide margin; only a crashed sender's claim lapses. */
 const LEASE_MS = 5 * 60_000;
@@ -80,6 +81,7 @@ export class WebhookWorker {
     const webhook = await repos.webhooks.findForApp(job.appId, job.webhookId);
     if (!webhook) {
       await repos.webhookDeliveries.recordAttempt(job._id, job.attempts, { status: 'failed', nextAttemptAt: clock.now(), lastResponseStatus: null, lastError: 'webhook deleted' });
+      metrics.webhookDeliveries.inc({ outcome: 'dropped' });
       return;
     }
     let outcome: SendOutcome;
@@ -100,6 +102,7 @@ export class WebhookWorker {
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));
     const status = outcome.ok ? 'delivered' : next.getTime() > job.giveUpAt.getTime() ? 'failed' : 'pending';
     await repos.webhookDeliveries.recordAttempt(job._id, job.attempts, { status, nextAttemptAt: status === 'pending' ? next : now, lastResponseStatus: outcome.status, lastError: outcome.error });
+    metrics.webhookDeliveries.inc({ outcome: status === 'delivered' ? 'delivered' : status === 'failed' ? 'given_up' : 'retry' });
     // Never the URL's query (it may carry a token) nor the secret: ids and outcome only.
     const fields = { appId: job.appId, webhookId: job.webhookId, deliveryId: job._id, attempt: job.attempts, status: outcome.status, error: outcome.error };
     if (status === 'failed') logger.warn(fields, 'webhook delivery given up');

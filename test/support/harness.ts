@@ -77,7 +77,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const clock = new ManualClock(options.now ?? new Date());
-  const mongo = new MongoClient(bed.MONGODB_URI);
+  // Command monitoring on, as connectMongo has it: the database latency metric is fed by its events.
+  const mongo = new MongoClient(bed.MONGODB_URI, { monitorCommands: true });
   await mongo.connect();
   const deps = await createDeps(config, { clock, mongo, logger: createLogger(config.logLevel) });
   const { app, stop } = await createHttpApp(deps);

@@ -85,3 +85,14 @@ describe('production without KEY_ENCRYPTION_KEY', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).keyEncryptionKey).toBeNull();
   });
 });
+
+describe('METRICS_TOKEN', () => {
+  it('is optional, and when set must be long enough not to be guessed, without spaces', () => {
+    expect(loadConfig({}).metricsToken).toBeNull();
+    expect(loadConfig({ METRICS_TOKEN: 'a'.repeat(16) }).metricsToken).toBe('a'.repeat(16));
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/^METRICS_TOKEN must be 16 to 256 printable characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it ok' })).toThrow(ConfigError);
+    // The message never repeats the value.
+    expect(() => loadConfig({ METRICS_TOKEN: 'secret-but-short' + ' ' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('secret-but-short') }));
+  });
+});

@@ -1,0 +1,7 @@
+export { registry, metrics } from './registry';
+export { httpMetrics } from './http';
+export { graphqlMetrics } from './graphql';
+export { metricsEndpoint } from './endpoint';
+export { observeMongoCommands } from './mongo';
+export { operationOf } from './operation';
+export { onRequestEnd } from './request-end';
