@@ -63,8 +63,8 @@ function isPosition(value: unknown): value is Position {
  */
 export function resumeAfter(ctx: RequestContext, kind: string, bound: unknown, after: string | null | undefined): KeysetPosition | undefined {
   if (after == null) return undefined;
-  const decoded = ctx.deps.cursors.decode<unknown>(kind, bound, after);
-  if (!isPosition(decoded)) throw new DomainError('invalid_cursor', 'The cursor is not valid; pass endCursor exactly as returned.');
+  const decoded = ctx.deps.cursors.decode<unknown>(kind, bound, after, 'endCursor or an edge cursor');
+  if (!isPosition(decoded)) throw new DomainError('invalid_cursor', 'The cursor is not valid; pass endCursor or an edge cursor exactly as returned.');
   return { at: new Date(decoded[0]), id: decoded[1] };
 }
 
