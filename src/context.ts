@@ -5,6 +5,7 @@ import type { Logger } from './logger';
 import type { Clock } from './clock';
 import type { Repositories } from './data/repositories';
 import { contextCreated } from './metrics/graphql';
+import { createLoaders, type Loaders } from './services/loaders';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
 export interface RequestContext {
@@ -16,6 +17,8 @@ export interface RequestContext {
   deps: Deps;
   /** The GraphQL operation's computed cost, set by the query limits once known (the metrics read it). */
   graphqlCost?: number;
+  /** Batched lookups for GraphQL field resolvers, made per request (src/services/loaders.ts). */
+  loaders: Loaders;
 }
 
 /** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
@@ -27,6 +30,7 @@ export function createContext(deps: Deps, principal: Principal, requestId: strin
     clock: deps.clock,
     repos: deps.repos,
     deps,
+    loaders: createLoaders(deps.repos),
   };
   contextCreated(logger, context); // lets /graphql's metrics read the operation's cost once it is computed
   return context;
