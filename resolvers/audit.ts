@@ -1,16 +1,29 @@
-import type { Resolvers } from '../src/generated/graphql';
+import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers } from '../src/generated/graphql';
+import type { AuditDoc } from '../src/data/audit-repo';
+import type { AuditEventConnectionPage } from '../src/services/pages';
 import { listAuditForCaller, listAuditLog } from '../src/services/audit-service';
-import { toAuditEvent } from './views';
+import { auditLogConnection } from '../src/services/connections';
+import { connectionFields, type MappedResolvers } from './views';
+
+/** The entry's org and details stay inside; only the app a staff action concerned is shown (targetAppId). */
+const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {
+  id: (e) => e._id,
+  claims: (e) => e.claims ?? null,
+  rules: (e) => e.rules ?? null,
+  count: (e) => e.count ?? null,
+  actor: (e) => e.actor ?? null,
+  resource: (e) => e.resource ?? null,
+  targetAppId: (e) => (typeof e.details?.appId === 'string' ? e.details.appId : null),
+};
+
+const auditEventConnection: MappedResolvers<AuditEventConnectionResolvers, AuditEventConnectionPage> = connectionFields<AuditDoc>();
 
 export const auditResolvers: Resolvers = {
   Query: {
-    auditEvents: async (_p, args, ctx) => {
-      const page = await listAuditForCaller(ctx, { appId: args.appId, action: args.action, limit: args.limit ?? 25, cursor: args.cursor });
-      return { ...page, data: page.data.map(toAuditEvent) };
-    },
-    auditLog: async (_p, args, ctx) => {
-      const page = await listAuditLog(ctx, { action: args.action, limit: args.limit ?? 25, cursor: args.cursor });
-      return { ...page, data: page.data.map(toAuditEvent) };
-    },
+    auditEvents: (_p, args, ctx) => listAuditForCaller(ctx, { appId: args.appId, action: args.action, limit: args.limit ?? 25, cursor: args.cursor }),
+    auditLog: (_p, args, ctx) => listAuditLog(ctx, { action: args.action, limit: args.limit ?? 25, cursor: args.cursor }),
+    auditLogConnection: (_p, args, ctx) => auditLogConnection(ctx, args),
   },
+  AuditEvent: auditEvent,
+  AuditEventConnection: auditEventConnection,
 };

@@ -1,19 +1,34 @@
-import type { Resolvers } from '../src/generated/graphql';
-import { createBuild, createUploadUrl, getBuild, listBuilds, scansOfBuild, toBuildView } from '../src/services/builds-service';
+import type { BuildConnectionResolvers, BuildResolvers, Resolvers } from '../src/generated/graphql';
+import type { BuildDoc } from '../src/data/builds-repo';
+import type { BuildConnectionPage } from '../src/services/pages';
+import { createBuild, createUploadUrl, getBuild, listBuilds, toArtifactView } from '../src/services/builds-service';
+import { appOf, connectionFields, type MappedResolvers } from './views';
+
+const key = (b: BuildDoc) => ({ appId: b.appId, buildId: b._id });
+
+const build: MappedResolvers<BuildResolvers, BuildDoc> = {
+  id: (b) => b._id,
+  artifact: (b, _a, ctx) => toArtifactView(ctx, b),
+  provenance: (b) => b.provenance ?? null,
+  scans: async (b, _a, ctx) => (await ctx.loaders.scansOfBuild.load(key(b))).map((s) => ({ id: s._id, engine: s.engine, grade: s.grade, score: s.score })),
+  // The parent build was authorized, and its app is the caller's own (app credentials) or any (staff).
+  app: (b, _a, ctx) => appOf(ctx, b.appId),
+  latestStaticScan: (b, _a, ctx) => ctx.loaders.latestStaticScan.load(key(b)),
+  // Stored on the build when its static scan is written; builds scanned before that read it from the scan.
+  grade: async (b, _a, ctx) => b.grade ?? (await ctx.loaders.latestStaticScan.load(key(b)))?.grade ?? null,
+};
+
+const buildConnection: MappedResolvers<BuildConnectionResolvers, BuildConnectionPage> = connectionFields<BuildDoc>();
 
 export const buildResolvers: Resolvers = {
   Query: {
-    build: async (_p, { id }, ctx) => {
-      const build = await getBuild(ctx, id);
-      return build ? toBuildView(ctx, build) : null;
-    },
-    builds: async (_p, { appId, limit }, ctx) => Promise.all((await listBuilds(ctx, appId, limit ?? 25)).map((b) => toBuildView(ctx, b))),
+    build: (_p, { id }, ctx) => getBuild(ctx, id),
+    builds: (_p, { appId, limit }, ctx) => listBuilds(ctx, appId, limit ?? 25),
   },
   Mutation: {
-    createBuild: async (_p, { input }, ctx) => toBuildView(ctx, await createBuild(ctx, input)),
-    createUploadUrl: async (_p, { buildId }, ctx) => toBuildView(ctx, await createUploadUrl(ctx, buildId)),
+    createBuild: (_p, { input }, ctx) => createBuild(ctx, input),
+    createUploadUrl: (_p, { buildId }, ctx) => createUploadUrl(ctx, buildId),
   },
-  Build: {
-    scans: (build, _a, ctx) => scansOfBuild(ctx, { id: build.id!, appId: build.appId! }),
-  },
+  Build: build,
+  BuildConnection: buildConnection,
 };

@@ -1,13 +1,24 @@
-import type { Resolvers } from '../src/generated/graphql';
+import type { ApiKeyConnectionResolvers, ApiKeyResolvers, Resolvers } from '../src/generated/graphql';
+import type { ApiKeyDoc } from '../src/data/api-keys-repo';
+import type { ApiKeyConnectionPage } from '../src/services/pages';
 import { createApiKeyAsStaff, revokeApiKeyAsStaff } from '../src/services/keys-service';
-import { toApiKey } from './views';
+import { connectionFields, type MappedResolvers } from './views';
+
+/** secretHash has no field: a key's secret (or anything derived from it) is never returned after its creation. */
+const apiKey: MappedResolvers<ApiKeyResolvers, ApiKeyDoc> = {
+  id: (k) => k._id,
+};
+
+const apiKeyConnection: MappedResolvers<ApiKeyConnectionResolvers, ApiKeyConnectionPage> = connectionFields<ApiKeyDoc>();
 
 export const keyResolvers: Resolvers = {
   Mutation: {
     createApiKey: async (_p, { input }, ctx) => {
       const created = await createApiKeyAsStaff(ctx, { ...input, mode: input.mode ?? 'live' });
-      return { apiKey: toApiKey(created.doc), key: created.key };
+      return { apiKey: created.doc, key: created.key };
     },
-    revokeApiKey: async (_p, { id }, ctx) => toApiKey(await revokeApiKeyAsStaff(ctx, id)),
+    revokeApiKey: (_p, { id }, ctx) => revokeApiKeyAsStaff(ctx, id),
   },
+  ApiKey: apiKey,
+  ApiKeyConnection: apiKeyConnection,
 };

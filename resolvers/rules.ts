@@ -1,30 +1,26 @@
-import type { Resolvers } from '../src/generated/graphql';
+import type { OidcRuleConnectionResolvers, OidcRuleResolvers, Resolvers } from '../src/generated/graphql';
 import type { OidcRuleDoc } from '../src/data/oidc-rules-repo';
+import type { OidcRuleConnectionPage } from '../src/services/pages';
 import { createOidcRule, deleteOidcRule, listOidcRules } from '../src/services/oidc-rules-service';
 import { exchangeOidcToken } from '../src/services/oidc-exchange-service';
 import { dryRunOidcRules } from '../src/services/oidc-dry-run-service';
+import { connectionFields, type MappedResolvers } from './views';
 
-/** Document -> GraphQL object; the internal slot stays inside. */
-const toOidcRule = (doc: OidcRuleDoc) => ({
-  id: doc._id,
-  appId: doc.appId,
-  subjectPattern: doc.subjectPattern,
-  workflowRef: doc.workflowRef,
-  environment: doc.environment,
-  scopes: doc.scopes,
-  repositoryId: doc.repositoryId,
-  repositoryOwnerId: doc.repositoryOwnerId,
-  events: doc.events ?? null,
-  createdAt: doc.createdAt,
-});
+/** The internal slot has no field: it stays inside. */
+const oidcRule: MappedResolvers<OidcRuleResolvers, OidcRuleDoc> = {
+  id: (r) => r._id,
+  events: (r) => r.events ?? null, // absent on rules stored before the field existed
+};
+
+const oidcRuleConnection: MappedResolvers<OidcRuleConnectionResolvers, OidcRuleConnectionPage> = connectionFields<OidcRuleDoc>();
 
 export const ruleResolvers: Resolvers = {
   Query: {
-    oidcRules: async (_p, { appId }, ctx) => (await listOidcRules(ctx, appId)).map(toOidcRule),
+    oidcRules: (_p, { appId }, ctx) => listOidcRules(ctx, appId),
     dryRunOidcRules: async (_p, { appId, claims }, ctx) => dryRunOidcRules(ctx, appId, claims),
   },
   Mutation: {
-    createOidcRule: async (_p, { appId, input }, ctx) => toOidcRule(await createOidcRule(ctx, appId, input)),
+    createOidcRule: (_p, { appId, input }, ctx) => createOidcRule(ctx, appId, input),
     deleteOidcRule: async (_p, { appId, ruleId }, ctx) => {
       await deleteOidcRule(ctx, appId, ruleId);
       return true;
@@ -32,4 +28,6 @@ export const ruleResolvers: Resolvers = {
     // The arguments are untrusted until the exchange has verified the token.
     exchangeOidcToken: async (_p, args, ctx) => exchangeOidcToken(ctx, args.token, args.appId),
   },
+  OidcRule: oidcRule,
+  OidcRuleConnection: oidcRuleConnection,
 };

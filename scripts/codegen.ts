@@ -20,6 +20,28 @@ import { REPO_ROOT, OPENAPI_FILE } from '../src/paths';
 const OUT_DIR = path.join(REPO_ROOT, 'src', 'generated');
 const CLIENT_OUT_DIR = path.join(REPO_ROOT, 'client', 'src', 'generated');
 
+/**
+ * What resolvers return for these GraphQL types: the stored documents (and pages of them), mapped to the API's fields
+ * by field resolvers. Every other type is returned whole, so a resolver that forgets a required field fails to compile.
+ * Paths are relative to src/generated/.
+ */
+const RESOLVER_MAPPERS: Record<string, string> = {
+  App: '../data/apps-repo#AppDoc',
+  Build: '../data/builds-repo#BuildDoc',
+  Scan: '../data/scans-repo#ScanDoc',
+  Threat: '../data/threats-repo#ThreatDoc',
+  ApiKey: '../data/api-keys-repo#ApiKeyDoc',
+  OidcRule: '../data/oidc-rules-repo#OidcRuleDoc',
+  AuditEvent: '../data/audit-repo#AuditDoc',
+  AppConnection: '../services/pages#AppConnectionPage',
+  BuildConnection: '../services/pages#BuildConnectionPage',
+  ScanConnection: '../services/pages#ScanConnectionPage',
+  ThreatConnection: '../services/pages#ThreatConnectionPage',
+  OidcRuleConnection: '../services/pages#OidcRuleConnectionPage',
+  ApiKeyConnection: '../services/pages#ApiKeyConnectionPage',
+  AuditEventConnection: '../services/pages#AuditEventConnectionPage',
+};
+
 async function graphqlTypes(): Promise<string> {
   const body = await codegen({
     schema: parse(loadTypeDefs()),
@@ -30,8 +52,7 @@ async function graphqlTypes(): Promise<string> {
       scalars: { DateTime: 'Date | string' },
       enumsAsTypes: true,
       useTypeImports: true,
-      // Resolvers may return partial objects: field resolvers fill in the rest.
-      defaultMapper: 'Partial<{T}>',
+      mappers: RESOLVER_MAPPERS,
     },
     plugins: [{ typescript: {} }, { typescriptResolvers: {} }],
     pluginMap: { typescript: typescriptPlugin, typescriptResolvers: resolversPlugin },

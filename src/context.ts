@@ -4,6 +4,7 @@ import type { Principal } from './auth/principal';
 import type { Logger } from './logger';
 import type { Clock } from './clock';
 import type { Repositories } from './data/repositories';
+import { createLoaders, type Loaders } from './services/loaders';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
 export interface RequestContext {
@@ -13,6 +14,8 @@ export interface RequestContext {
   clock: Clock;
   repos: Repositories;
   deps: Deps;
+  /** Batched lookups for GraphQL field resolvers, made per request (src/services/loaders.ts). */
+  loaders: Loaders;
 }
 
 /** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
@@ -24,5 +27,6 @@ export function createContext(deps: Deps, principal: Principal, requestId: strin
     clock: deps.clock,
     repos: deps.repos,
     deps,
+    loaders: createLoaders(deps.repos),
   };
 }

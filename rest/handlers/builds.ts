@@ -27,8 +27,11 @@ const CREATE_UPLOAD_URL = gqlDocument<{ createUploadUrl: GqlBuild }, { buildId: 
 /** A DateTime from GraphQL (ISO text) or from a service view (Date) -> ISO 8601. */
 const iso = (value: Date | string) => new Date(value).toISOString();
 
+/** The fields BUILD_FIELDS selects. */
+type SelectedBuild = Omit<GqlBuild, 'app' | 'latestStaticScan' | 'grade'>;
+
 /** GraphQL's nullable upload fields -> the contract's optional ones (present only while pending). */
-function toRest(build: GqlBuild): RestBuild {
+function toRest(build: SelectedBuild): RestBuild {
   const { artifact, ...rest } = build;
   const restArtifact = artifact && {
     status: artifact.status,

@@ -13,7 +13,9 @@ export class CursorCodec {
     return `${body}.${this.mac(kind, body)}`;
   }
 
-  decode<T>(kind: string, filter: unknown, unverifiedCursor: string): T {
+  /** `field` names where the caller got the cursor, for the refusal's message (REST nextCursor, GraphQL endCursor). */
+  decode<T>(kind: string, filter: unknown, unverifiedCursor: string, field = 'nextCursor'): T {
+    const invalid = () => new DomainError('invalid_cursor', `The cursor is not valid; pass ${field} exactly as returned.`);
     const [body, mac, extra] = unverifiedCursor.split('.');
     if (!body || !mac || extra !== undefined) throw invalid();
     const expected = Buffer.from(this.mac(kind, body));
@@ -38,8 +40,4 @@ export class CursorCodec {
   private filterDigest(kind: string, filter: unknown): string {
     return createHmac('sha256', this.secret).update(`${kind}\nfilter\n${JSON.stringify(filter ?? null)}`).digest('base64url').slice(0, 16);
   }
-}
-
-function invalid(): DomainError {
-  return new DomainError('invalid_cursor', 'The cursor is not valid; pass nextCursor exactly as returned.');
 }

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes } from './db';
 
 export interface ApiKeyDoc {
@@ -20,7 +20,11 @@ export class ApiKeysRepo {
     this.col = db.collection<ApiKeyDoc>(ApiKeysRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { appId: 1, createdAt: -1 }, name: 'app_created' }]);
+    await ensureIndexes(this.col, [
+      { key: { appId: 1, createdAt: -1 }, name: 'app_created' },
+      // App.keys: keyset pages on (createdAt, _id).
+      { key: { appId: 1, createdAt: -1, _id: -1 }, name: 'app_created_id' },
+    ]);
   }
   async insert(doc: ApiKeyDoc): Promise<void> {
     await this.col.insertOne(doc);
@@ -31,6 +35,18 @@ export class ApiKeysRepo {
   }
   listForApp(appId: string): Promise<ApiKeyDoc[]> {
     return this.col.find({ appId }).sort({ createdAt: -1 }).toArray();
+  }
+  /** Newest first by (createdAt, _id), keyset-paginated, limit + 1 read; `includeRevoked: false` leaves revoked keys out. */
+  page(appId: string, includeRevoked: boolean, limit: number, after?: { at: Date; id: string }): Promise<ApiKeyDoc[]> {
+    const filter: Filter<ApiKeyDoc> = { appId };
+    if (!includeRevoked) filter.revokedAt = null;
+    if (after) filter.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+    return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+  }
+  count(appId: string, includeRevoked: boolean): Promise<number> {
+    const filter: Filter<ApiKeyDoc> = { appId };
+    if (!includeRevoked) filter.revokedAt = null;
+    return this.col.countDocuments(filter);
   }
   /** Returns false when the key does not exist or was already revoked. */
   async revoke(id: string, at: Date): Promise<boolean> {

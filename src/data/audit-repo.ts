@@ -91,6 +91,11 @@ export class AuditRepo {
     return false;
   }
 
+  /** An entry by id, of any app or of none (node lookups; the caller checks who may read it). */
+  findById(id: string): Promise<AuditDoc | null> {
+    return this.col.findOne({ _id: id });
+  }
+
   /** Newest first, keyset-paginated on (occurredAt, _id) so pages stay stable while entries are added. */
   async list(appId: string | null, opts: { limit: number; action?: AuditAction; after?: { occurredAt: Date; id: string } }): Promise<AuditPage> {
     // appId null: every entry (admins only; the service checks).

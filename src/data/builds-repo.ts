@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes } from './db';
 import type { BuildProvenance } from '../services/builds/provenance';
 
@@ -29,6 +29,20 @@ export interface BuildDoc {
   artifact: ArtifactDoc | null;
   /** Verified claims of the CI job that registered the build; null (or absent, older builds) for API keys. */
   provenance?: BuildProvenance | null;
+  /**
+   * Grade of the build's static scan, copied here when the scan job writes it so that builds can be listed by grade
+   * from an index; absent until then (and on builds scanned before the field existed).
+   */
+  grade?: string | null;
+}
+
+/** What App.builds narrows by; every field given must match. */
+export interface BuildQuery {
+  platform?: Platform;
+  version?: string;
+  grade?: string;
+  from?: Date; // createdAt >= from
+  to?: Date; // createdAt < to
 }
 
 /** Builds of every app. Each read takes the app it is restricted to (null: any app, staff only). */
@@ -42,6 +56,11 @@ export class BuildsRepo {
     await ensureIndexes(this.col, [
       // _id breaks ties of createdAt in the sort, so the index holds it too (no in-memory sort per app).
       { key: { appId: 1, createdAt: -1, _id: -1 }, name: 'app_created_id' },
+      // Listing by one filter field, newest first: each is an equality ahead of the sort, so no field scans the app's
+      // builds for a rare value (combined filters use the most selective of these and check the others).
+      { key: { appId: 1, platform: 1, createdAt: -1, _id: -1 }, name: 'app_platform_created_id' },
+      { key: { appId: 1, version: 1, createdAt: -1, _id: -1 }, name: 'app_version_created_id' },
+      { key: { appId: 1, grade: 1, createdAt: -1, _id: -1 }, name: 'app_grade_created_id' },
       // The recovery sweep for uploads whose scan job was never queued.
       { key: { 'artifact.status': 1, 'artifact.scanQueuedAt': 1 }, name: 'artifact_scan_queued' },
     ]);
@@ -54,6 +73,39 @@ export class BuildsRepo {
   }
   listForApp(appId: string, limit: number): Promise<BuildDoc[]> {
     return this.col.find({ appId }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
+  }
+  /** Builds among `ids`, of any app (the request's loader; callers check the app). */
+  findByIds(ids: readonly string[]): Promise<BuildDoc[]> {
+    return this.col.find({ _id: { $in: [...ids] } }).toArray();
+  }
+  /** Newest first by (createdAt, _id), keyset-paginated, limit + 1 read so the caller knows whether more follow. */
+  page(appId: string, query: BuildQuery, limit: number, after?: { at: Date; id: string }): Promise<BuildDoc[]> {
+    const filter = this.filter(appId, query);
+    if (after) filter.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+    return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+  }
+  count(appId: string, query: BuildQuery): Promise<number> {
+    return this.col.countDocuments(this.filter(appId, query));
+  }
+  /** The newest build of the app (of one platform when given). */
+  latest(appId: string, platform: Platform | null): Promise<BuildDoc | null> {
+    const filter: Filter<BuildDoc> = { appId };
+    if (platform) filter.platform = platform;
+    return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(1).next();
+  }
+  /** Copies the grade of the build's static scan onto it (the scan job, once the scan is written). */
+  async setGrade(appId: string, id: string, grade: string): Promise<void> {
+    await this.col.updateOne({ _id: id, appId }, { $set: { grade } });
+  }
+  private filter(appId: string, query: BuildQuery): Filter<BuildDoc> {
+    const filter: Filter<BuildDoc> = { appId };
+    if (query.platform) filter.platform = query.platform;
+    if (query.version) filter.version = query.version;
+    if (query.grade) filter.grade = query.grade;
+    if (query.from || query.to) {
+      filter.createdAt = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lt: query.to } : {}) };
+    }
+    return filter;
   }
   /** Dashboards: builds of the app registered in [from, to), at most `cap` + 1 of them (the caller refuses beyond). */
   createdIn(appId: string, from: Date, to: Date, cap: number): AsyncIterable<Pick<BuildDoc, '_id' | 'createdAt'>> {

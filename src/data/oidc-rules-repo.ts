@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIntoFreeSlot } from './db';
 
 /** At most this many trust rules per app (spec, Limits). Enforced by slots, not by counting. */
@@ -52,6 +52,22 @@ export class OidcRulesRepo {
   /** The rules of the app among `ids`, oldest first. Ids of another app are simply not found. */
   findManyForApp(appId: string, ids: string[]): Promise<OidcRuleDoc[]> {
     return this.col.find({ appId, _id: { $in: ids } }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  /** A rule by id, of any app (node lookups; the caller checks the app). */
+  findById(id: string): Promise<OidcRuleDoc | null> {
+    return this.col.findOne({ _id: id });
+  }
+
+  /** Newest first by (createdAt, _id), keyset-paginated, limit + 1 read (the app_created index, walked backwards). */
+  page(appId: string, limit: number, after?: { at: Date; id: string }): Promise<OidcRuleDoc[]> {
+    const filter: Filter<OidcRuleDoc> = { appId };
+    if (after) filter.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+    return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+  }
+
+  count(appId: string): Promise<number> {
+    return this.col.countDocuments({ appId });
   }
 
   /** Returns the deleted rule, or null when the app has no rule with this id. */

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
 
@@ -24,7 +24,12 @@ export class ScansRepo {
     this.col = db.collection<ScanDoc>(ScansRepo.collectionName);
   }
   async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.col, [{ key: { appId: 1, buildId: 1, createdAt: 1, engine: 1, _id: 1 }, name: 'app_build_created_engine_id' }]);
+    await ensureIndexes(this.col, [
+      { key: { appId: 1, buildId: 1, createdAt: 1, engine: 1, _id: 1 }, name: 'app_build_created_engine_id' },
+      // App.scans, newest first, of every engine or of one.
+      { key: { appId: 1, createdAt: -1, _id: -1 }, name: 'app_created_id' },
+      { key: { appId: 1, engine: 1, createdAt: -1, _id: -1 }, name: 'app_engine_created_id' },
+    ]);
   }
   /**
    * Writes a scan whose id is decided by the caller. A second write of the same id (a retried job that had
@@ -35,6 +40,32 @@ export class ScansRepo {
   }
   findById(appId: string | null, id: string): Promise<ScanDoc | null> {
     return this.col.findOne(appId === null ? { _id: id } : { _id: id, appId });
+  }
+  /** Scans among `ids`, of any app (the request's loader; callers check the app). */
+  findByIds(ids: readonly string[]): Promise<ScanDoc[]> {
+    return this.col.find({ _id: { $in: [...ids] } }).toArray();
+  }
+  /**
+   * Scans of several builds in one round trip, unordered (the caller groups and sorts them): the request's loader of
+   * a page of builds. At most MAX_SCANS_PER_BUILD per build are expected; more are cut.
+   */
+  listForBuilds(appIds: readonly string[], buildIds: readonly string[]): Promise<ScanDoc[]> {
+    return this.col
+      .find({ appId: { $in: [...new Set(appIds)] }, buildId: { $in: [...buildIds] } })
+      .limit(100 * buildIds.length)
+      .toArray();
+  }
+  /** Newest first by (createdAt, _id), keyset-paginated, limit + 1 read so the caller knows whether more follow. */
+  page(appId: string, engine: ScanEngine | null, limit: number, after?: { at: Date; id: string }): Promise<ScanDoc[]> {
+    const filter: Filter<ScanDoc> = { appId };
+    if (engine) filter.engine = engine;
+    if (after) filter.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
+    return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+  }
+  count(appId: string, engine: ScanEngine | null): Promise<number> {
+    const filter: Filter<ScanDoc> = { appId };
+    if (engine) filter.engine = engine;
+    return this.col.countDocuments(filter);
   }
   /**
    * Scans of one build, oldest first. The preview scan is always made before the static one, so `engine` breaks

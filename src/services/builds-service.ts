@@ -14,7 +14,7 @@ import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import { scanSummariesOfBuild } from './scans-service';
 import type { BuildProvenance } from './builds/provenance';
 
-export { toBuildView, type BuildView, type ArtifactView } from './builds/view';
+export { toArtifactView, toBuildView, type BuildView, type ArtifactView } from './builds/view';
 
 export interface CreateBuildInput {
   platform: Platform;

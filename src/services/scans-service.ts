@@ -7,18 +7,6 @@ import type { ScanDoc, ScanEngine } from '../data/scans-repo';
 import { newId } from '../ids';
 import { previewFindings, scoreAndGrade, type Finding, type PreviewMeta } from '../scan';
 
-export interface ScanView {
-  id: string;
-  appId: string;
-  buildId: string;
-  engine: ScanEngine;
-  grade: string;
-  score: number;
-  target: ScanDoc['target'];
-  findings: Finding[];
-  createdAt: Date;
-}
-
 export interface ScanSummary {
   id: string;
   engine: ScanEngine;
@@ -26,26 +14,10 @@ export interface ScanSummary {
   score: number;
 }
 
-/** Document -> the Scan the API shows. */
-export function toScanView(doc: ScanDoc): ScanView {
-  return {
-    id: doc._id,
-    appId: doc.appId,
-    buildId: doc.buildId,
-    engine: doc.engine,
-    grade: doc.grade,
-    score: doc.score,
-    target: doc.target,
-    findings: doc.findings,
-    createdAt: doc.createdAt,
-  };
-}
-
 /** A scan of the credential's app (staff: any app); null for an unknown id or another app's scan. */
-export async function getScan(ctx: RequestContext, id: string): Promise<ScanView | null> {
+export async function getScan(ctx: RequestContext, id: string): Promise<ScanDoc | null> {
   const access = authorize(ctx, 'scans:read', { write: false });
-  const doc = await ctx.repos.scans.findById(appFilter(access), id);
-  return doc && toScanView(doc);
+  return ctx.repos.scans.findById(appFilter(access), id);
 }
 
 /** The scans made of a build, oldest first. The caller has already been allowed to read the build. */

@@ -34,7 +34,7 @@ export interface ThreatPage {
 
 type Position = [number, string];
 
-function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
+export function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
   const f = filter ?? {};
   const errors = [];
   if (f.detection && !(DETECTIONS as readonly string[]).includes(f.detection)) errors.push({ pointer: '/filter/detection', message: 'unknown detection' });
@@ -54,7 +54,7 @@ function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
 }
 
 /** Threats as readers see them: with the occurrences later requests merged into them (count, last time, confidence). */
-async function withMerged(ctx: RequestContext, appId: string, docs: ThreatDoc[]): Promise<ThreatDoc[]> {
+export async function withMerged(ctx: RequestContext, appId: string, docs: ThreatDoc[]): Promise<ThreatDoc[]> {
   const sums = await ctx.repos.threatMerges.sums(appId, docs);
   return docs.map((d) => {
     // Folded records (older ones, summed by the retention sweep) and the recent ones not folded yet.
@@ -76,7 +76,7 @@ function isPosition(value: unknown): value is Position {
 }
 
 /** Staff may name any app, so theirs must exist; an app credential's own app always does. */
-async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
+export async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
   if (ctx.principal.kind === 'staff' && !(await ctx.repos.apps.findById(appId))) throw notFound('App');
 }
 

@@ -40,9 +40,22 @@ async function uploadUrlFor(ctx: RequestContext, doc: BuildDoc): Promise<string 
   return uploadUrl(ctx.deps.config.publicBaseUrl, token);
 }
 
+/** The artifact as the API shows it (storage key and upload bookkeeping stay inside); null without one. */
+export async function toArtifactView(ctx: RequestContext, doc: BuildDoc): Promise<ArtifactView | null> {
+  const a = doc.artifact;
+  return (
+    a && {
+      status: a.status,
+      sizeBytes: a.sizeBytes,
+      sha256: a.sha256,
+      uploadUrl: await uploadUrlFor(ctx, doc),
+      uploadUrlExpiresAt: a.status === 'pending' ? a.uploadUrlExpiresAt : null,
+    }
+  );
+}
+
 /** Document -> the Build the API shows (storage key and upload bookkeeping stay inside). */
 export async function toBuildView(ctx: RequestContext, doc: BuildDoc): Promise<BuildView> {
-  const a = doc.artifact;
   return {
     id: doc._id,
     appId: doc.appId,
@@ -52,13 +65,7 @@ export async function toBuildView(ctx: RequestContext, doc: BuildDoc): Promise<B
     status: doc.status,
     engine: doc.engine,
     createdAt: doc.createdAt,
-    artifact: a && {
-      status: a.status,
-      sizeBytes: a.sizeBytes,
-      sha256: a.sha256,
-      uploadUrl: await uploadUrlFor(ctx, doc),
-      uploadUrlExpiresAt: a.status === 'pending' ? a.uploadUrlExpiresAt : null,
-    },
+    artifact: await toArtifactView(ctx, doc),
     provenance: doc.provenance ?? null,
   };
 }
