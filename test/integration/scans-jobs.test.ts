@@ -47,6 +47,10 @@ it('queues one job per upload, however often the upload hook runs, and runs it f
   const [scan] = await staticScans(uploaded.id);
   expect(scan.id).toBe(staticScanId(queued));
   expect((await getScan(h, key, scan.id)).body.findings.map((f: any) => f.id)).toContain('android.debuggable');
+  // The grade is stored on the build too, where listing builds by grade finds it.
+  expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scan.grade);
+  const byGrade = await h.deps.repos.builds.page(appId, { grade: scan.grade }, 10);
+  expect(byGrade.map((b) => b._id)).toContain(uploaded.id);
 });
 
 it('retries the job of a runner that crashed after writing its scan, once its lease lapsed: one scan', async () => {
@@ -56,6 +60,8 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   expect(claimed.buildId).toBe(uploaded.id);
   await runScanJob(h.deps, claimed);
   expect(await staticScans(uploaded.id)).toHaveLength(1);
+  // Had it died between writing the scan and storing the grade on the build, the retry stores it.
+  await h.deps.db.collection('builds').updateOne({ _id: uploaded.id } as never, { $unset: { grade: '' } });
 
   // While the lease holds, nobody else takes the job.
   h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs - 1_000);
@@ -67,6 +73,7 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 2 });
   const scans = await staticScans(uploaded.id);
   expect(scans).toHaveLength(1);
+  expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scans[0].grade);
   expect(scans[0].id).toBe(staticScanId(claimed));
 });
 

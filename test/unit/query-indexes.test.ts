@@ -69,3 +69,37 @@ it('serves the dashboards\' aggregate reads from the indexes meant for them (an 
   ]);
   expect(served('apps-repo.ts ids')).toEqual(['_id_']);
 });
+
+it('serves the staff connections, each filter of builds from an index that starts with it', () => {
+  const { indexes, queries } = extractRepository(path.join(ROOT, 'src', 'data', 'builds-repo.ts'));
+  const pages = queries.filter((q) => q.method === 'page');
+  // Without filters, and with every filter and the keyset position ($or) at once.
+  expect(pages.map(describeShape)).toEqual([
+    'find(eq: appId; range: -; other: -; sort: createdAt:-1,_id:-1)',
+    'find(eq: appId,platform,version,grade; range: -; other: createdAt,_id; sort: createdAt:-1,_id:-1)',
+  ]);
+  // One filter field at a time: the app's builds of that platform, version or grade, newest first, from its own index
+  // (not by walking every build of the app and dropping the others).
+  for (const field of ['platform', 'version', 'grade']) {
+    const shape: QueryShape = { method: 'page', op: 'find', equality: ['appId', field], range: [], other: [], sort: [['createdAt', -1], ['_id', -1]] };
+    expect(servedBy(shape, indexes.filter((i) => i.name === `app_${field}_created_id`))).toBe(`app_${field}_created_id`);
+  }
+  const served = (file: string, method: string) => results.filter((r) => r.where === `${file} ${method}`).map((r) => r.index);
+  for (const [file, method] of [
+    ['apps-repo.ts', 'page'],
+    ['apps-repo.ts', 'count'],
+    ['apps-repo.ts', 'findByIds'],
+    ['builds-repo.ts', 'findByIds'],
+    ['builds-repo.ts', 'latest'],
+    ['builds-repo.ts', 'count'],
+    ['scans-repo.ts', 'page'],
+    ['scans-repo.ts', 'listForBuilds'],
+    ['scans-repo.ts', 'findByIds'],
+    ['api-keys-repo.ts', 'page'],
+    ['oidc-rules-repo.ts', 'page'],
+    ['oidc-rules-repo.ts', 'findById'],
+    ['audit-repo.ts', 'findById'],
+  ]) {
+    expect({ [`${file} ${method}`]: served(file, method).length > 0 && served(file, method).every((i) => i !== null) }).toEqual({ [`${file} ${method}`]: true });
+  }
+});
