@@ -304,7 +304,7 @@ export async function latestGradeDistribution(ctx: RequestContext): Promise<Grad
   if (appIds.length > max) {
     throw validationFailed([{ pointer: '', message: `more than ${max} apps; the distribution visits at most ${max} (DASHBOARD_MAX_APPS)` }]);
   }
-  const latest = await mapConcurrently(appIds, APP_CONCURRENCY, async (appId) => (await ctx.repos.builds.listForApp(appId, 1))[0] ?? null);
+  const latest = await mapConcurrently(appIds, APP_CONCURRENCY, (appId) => ctx.repos.builds.latest(appId, null));
   const builds = latest.filter((b): b is BuildDoc => b !== null).map((b) => ({ appId: b.appId, id: b._id }));
   const grades = await latestStaticGrades(ctx, builds);
   const distribution = new Map<string, number>();

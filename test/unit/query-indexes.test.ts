@@ -102,5 +102,4 @@ it('serves the staff connections, each filter of builds from an index that start
   ]) {
     expect({ [`${file} ${method}`]: served(file, method).length > 0 && served(file, method).every((i) => i !== null) }).toEqual({ [`${file} ${method}`]: true });
   }
->>>>>>> issue-13-schema
 });
