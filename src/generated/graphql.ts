@@ -630,7 +630,7 @@ export type BuildFilter = {
   platform?: InputMaybe<Platform>;
   /** The declared version, exactly. */
   version?: InputMaybe<Scalars['String']['input']>;
-  /** The grade of the build's newest static scan (A to F), exactly; builds without a static scan never match. */
+  /** The grade of the build's newest static scan (A+ to F), exactly: C matches neither C+ nor C-. Builds without a static scan never match. */
   grade?: InputMaybe<Scalars['String']['input']>;
   /** Registered at or after. */
   from?: InputMaybe<Scalars['DateTime']['input']>;

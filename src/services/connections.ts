@@ -10,6 +10,7 @@ import type { BuildDoc, BuildQuery, Platform } from '../data/builds-repo';
 import type { ScanEngine } from '../data/scans-repo';
 import { AUDIT_ACTIONS, type AuditAction } from '../data/audit-repo';
 import { validationFailed, type FieldError } from '../errors';
+import { GRADE_BANDS } from '../scan/score';
 import { toQuery, withMerged, type ThreatFilterInput } from './threats-service';
 import {
   boundDate,
@@ -61,7 +62,9 @@ function buildQuery(filter: BuildFilterInput | null | undefined): BuildQuery {
   const errors: FieldError[] = [];
   if (f.platform && f.platform !== 'android' && f.platform !== 'ios') errors.push({ pointer: '/filter/platform', message: 'must be android or ios' });
   if (f.version != null && (f.version.length < 1 || f.version.length > 40)) errors.push({ pointer: '/filter/version', message: 'must be 1 to 40 characters' });
-  if (f.grade != null && !/^[A-F]$/.test(f.grade)) errors.push({ pointer: '/filter/grade', message: 'must be one of A, B, C, D, E, F' });
+  if (f.grade != null && !GRADE_BANDS.some((b) => b.grade === f.grade)) {
+    errors.push({ pointer: '/filter/grade', message: `must be one of ${GRADE_BANDS.map((b) => b.grade).join(', ')}` });
+  }
   if (f.from && f.to && f.from >= f.to) errors.push({ pointer: '/filter/to', message: 'must be after from' });
   if (errors.length) throw validationFailed(errors);
   const query: BuildQuery = {};

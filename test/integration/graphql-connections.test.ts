@@ -45,7 +45,7 @@ describe('App.builds', () => {
     for (const [minute, platform, version, grade] of [
       [1, 'android', '1.0.0', 'A'],
       [2, 'ios', '1.0.0', 'C'],
-      [3, 'android', '1.1.0', 'C'],
+      [3, 'android', '1.1.0', 'C+'],
       [3, 'android', '1.1.0', undefined],
       [3, 'ios', '1.1.0', 'F'],
       [4, 'android', '1.2.0', 'A'],
@@ -97,14 +97,14 @@ describe('App.builds', () => {
     expect(await ids({ platform: 'android', grade: 'A' })).toEqual(expected((b) => b.platform === 'android' && b.grade === 'A'));
     expect(await ids({ from: at(2).toISOString(), to: at(4).toISOString() })).toEqual(expected((b) => b.createdAt >= at(2) && b.createdAt < at(4)));
     const counted = await gql(support, BUILDS, { app: appId, first: 1, filter: { grade: 'C' } });
-    expect(counted.data.app.builds.totalCount).toBe(2);
+    expect(counted.data.app.builds.totalCount).toBe(1);
   });
 
   it('refuses bad filters and page sizes precisely', async () => {
     const bad = await gql(support, BUILDS, { app: appId, first: 5, filter: { grade: 'Z', from: at(4).toISOString(), to: at(2).toISOString() } });
     expect(bad.errors[0].extensions.code).toBe('validation_failed');
     expect(bad.errors[0].extensions.errors).toEqual([
-      { pointer: '/filter/grade', message: 'must be one of A, B, C, D, E, F' },
+      { pointer: '/filter/grade', message: 'must be one of A+, A, A-, B+, B, B-, C+, C, C-, D+, D, D-, F' },
       { pointer: '/filter/to', message: 'must be after from' },
     ]);
     for (const first of [0, 101]) {
@@ -166,8 +166,8 @@ describe('App.builds', () => {
     });
     // A build scanned before grades were stored on builds reads its grade from its newest static scan.
     const unstored = builds.find((b) => b.grade === undefined)!;
-    await seedScan(h.deps, unstored, { engine: 'static', grade: 'E', createdAt: at(12) });
-    expect((await gql(support, 'query($id: ID!) { build(id: $id) { grade } }', { id: unstored._id })).data.build.grade).toBe('E');
+    await seedScan(h.deps, unstored, { engine: 'static', grade: 'D-', createdAt: at(12) });
+    expect((await gql(support, 'query($id: ID!) { build(id: $id) { grade } }', { id: unstored._id })).data.build.grade).toBe('D-');
   });
 });
 
@@ -237,6 +237,9 @@ describe('other connections', () => {
     expect(first.totalCount).toBe(3);
     expect([...first.nodes, ...second.nodes].map((a: { id: string }) => a.id).sort()).toEqual([...created].sort());
     expect(second.pageInfo.hasNextPage).toBe(false);
+    // Every app, counted from the collection's metadata.
+    const everyApp = await gql(support, '{ appsConnection(first: 1) { totalCount } }');
+    expect(everyApp.data.appsConnection.totalCount).toBe(await h.deps.db.collection('apps').countDocuments());
 
     const log = '{ auditLogConnection(first: 3, action: "app.created") { nodes { id action targetAppId } pageInfo { hasNextPage } totalCount } }';
     const refused = await gql(support, log);

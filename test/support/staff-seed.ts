@@ -9,6 +9,7 @@ import type { BuildDoc, Platform } from '../../src/data/builds-repo';
 import type { ScanDoc } from '../../src/data/scans-repo';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { newId } from '../../src/ids';
+import { GRADE_BANDS } from '../../src/scan/score';
 import { createContext } from '../../src/context';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import type { Principal } from '../../src/auth/principal';
@@ -42,7 +43,7 @@ export async function seedScan(deps: Deps, build: BuildDoc, fields: { engine: 'p
     buildId: build._id,
     engine: fields.engine,
     grade: fields.grade,
-    score: { A: 95, B: 85, C: 75, D: 65, E: 55, F: 20 }[fields.grade] ?? 0,
+    score: GRADE_BANDS.find((b) => b.grade === fields.grade)?.min ?? 0,
     target: { platform: build.platform, name: 'test app', version: build.version },
     findings: [],
     createdAt: fields.createdAt,
