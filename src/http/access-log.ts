@@ -21,6 +21,7 @@ function accessFields(req: Request, res: Response, ms: number): Record<string, u
   const socket: Socket | null = req.socket;
   const declared = Number(req.get('content-length'));
   const fields: Record<string, unknown> = {
+    requestId: state?.requestId,
     method: req.method,
     api,
     operation,
@@ -43,10 +44,12 @@ function createAccessLogger(logger: Logger): RequestHandler {
     // The id the request-context middleware gave the request (the client's X-Request-Id when well formed).
     genReqId: (_req, res) => (res as Response).locals?.shieldgate?.requestId,
     customAttributeKeys: { reqId: 'requestId', responseTime: 'ms' },
-    quietReqLogger: true,
+    // The line is written by the base logger with the request id among its own fields: a child logger per request
+    // (what quietReqLogger makes) costs more than the line itself. pino-http still binds the request to one logger it
+    // makes per request (req.log, unused here); it is bound as nothing, instead of serializing every header of every
+    // request only to drop them.
+    quietReqLogger: false,
     quietResLogger: true,
-    // pino-http also binds the whole request to a logger it makes per request; the line above is written without it,
-    // so it is bound as nothing (serializing every header of every request only to drop them cost more than the line).
     wrapSerializers: false,
     serializers: { req: () => undefined, res: () => undefined },
     customLogLevel: (_req, res) => (!res.writableFinished ? 'warn' : res.statusCode >= 500 ? 'error' : 'info'),
