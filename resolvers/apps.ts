@@ -14,7 +14,7 @@ import {
   trustRulesConnection,
 } from '../src/services/connections';
 import { asOptionalDate, connectionFields, type MappedResolvers } from './views';
-import { dashboardAppFields } from './dashboards';
+import { appDashboardFields } from './dashboards';
 
 const app: MappedResolvers<AppResolvers, AppDoc> = {
   id: (a) => a._id,
@@ -28,7 +28,7 @@ const app: MappedResolvers<AppResolvers, AppDoc> = {
   keys: (a, args, ctx) => keysConnection(ctx, a, args),
   auditEvents: (a, args, ctx) => appAuditConnection(ctx, a, args),
   latestBuild: (a, { platform }, ctx) => latestBuild(ctx, a, platform ?? null),
-  ...dashboardAppFields,
+  ...appDashboardFields,
 };
 
 const appConnection: MappedResolvers<AppConnectionResolvers, AppConnectionPage> = connectionFields<AppDoc>();

@@ -4,17 +4,17 @@ import { buildTrend, latestGradeDistribution, refusedExchanges, threatBreakdown,
 const asDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
 const toRange = (range: { from: Date | string; to: Date | string }): DateRange => ({ from: asDate(range.from), to: asDate(range.to) });
 
-/** The aggregates of one app: fields of App, spread into its resolvers (resolvers/apps.ts). */
-export const dashboardAppFields: Required<Pick<AppResolvers, 'threatTrend' | 'threatBreakdown' | 'buildTrend' | 'refusedExchanges'>> = {
+/** The dashboards' aggregates of one app: spread into the App resolvers (resolvers/apps.ts), whose parent is the stored app. */
+export const appDashboardFields: Required<Pick<AppResolvers, 'threatTrend' | 'threatBreakdown' | 'buildTrend' | 'refusedExchanges'>> = {
   threatTrend: (app, args, ctx) =>
     threatTrend(ctx, { appId: app._id, range: toRange(args.range), platform: args.platform, appVersion: args.appVersion, buildId: args.buildId }),
-  // Each row holds its build (one read for the page), resolved as any Build is.
+  // Each row carries its build document (read for the whole page at once by the service); Build's resolvers map it.
   threatBreakdown: (app, args, ctx) => threatBreakdown(ctx, { appId: app._id, range: toRange(args.range), by: args.by, first: args.first }),
   buildTrend: (app, args, ctx) => buildTrend(ctx, { appId: app._id, range: toRange(args.range) }),
   refusedExchanges: (app, args, ctx) => refusedExchanges(ctx, { appId: app._id, range: toRange(args.range) }),
 };
 
-/** The aggregates across apps (staff). */
+/** The dashboards' aggregates across apps (staff). */
 export const dashboardResolvers: Resolvers = {
   Query: {
     latestGradeDistribution: (_p, _a, ctx) => latestGradeDistribution(ctx),
