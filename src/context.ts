@@ -13,6 +13,8 @@ export interface RequestContext {
   clock: Clock;
   repos: Repositories;
   deps: Deps;
+  /** The estimated cost of the GraphQL operation this request runs, once computed (src/graphql/limits.ts). */
+  graphqlCost?: number;
 }
 
 /** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
