@@ -13,7 +13,7 @@ export interface RequestContext {
   clock: Clock;
   repos: Repositories;
   deps: Deps;
-  /** The estimated cost of the GraphQL operation this request runs, once computed (src/graphql/limits.ts). */
+  /** The GraphQL operation's computed cost, set by the query limits once known (the metrics read it). */
   graphqlCost?: number;
 }
 
