@@ -37,6 +37,8 @@ export type Query = {
   /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
   dryRunOidcRules: OidcDryRun;
   scan?: Maybe<Scan>;
+  /** Staff: the caller's own token (the console reads it to show who is signed in and which controls to offer). */
+  staffWhoami: StaffIdentity;
   threats: ThreatPage;
   threatStats: Array<ThreatDailyCount>;
   webhooks: Array<Webhook>;
@@ -499,6 +501,23 @@ export type Scan = {
   createdAt: Scalars['DateTime']['output'];
 };
 
+export type StaffRole =
+  /** Reads everything; runs no mutation. */
+  | 'support'
+  /** Reads and writes. */
+  | 'admin';
+
+/** The holder of the staff token making the request, as the service sees it. The secret is never returned. */
+export type StaffIdentity = {
+  __typename?: 'StaffIdentity';
+  /** The <id> of stf_<id>_<secret>. */
+  id: Scalars['ID']['output'];
+  role: StaffRole;
+  name?: Maybe<Scalars['String']['output']>;
+  /** When the token stops working (it can be revoked sooner). */
+  expiresAt: Scalars['DateTime']['output'];
+};
+
 export type Detection =
   | 'root_jailbreak'
   | 'emulator'
@@ -761,6 +780,8 @@ export type ResolversTypes = {
   Finding: ResolverTypeWrapper<Partial<Finding>>;
   ScanTarget: ResolverTypeWrapper<Partial<ScanTarget>>;
   Scan: ResolverTypeWrapper<Partial<Scan>>;
+  StaffRole: ResolverTypeWrapper<Partial<StaffRole>>;
+  StaffIdentity: ResolverTypeWrapper<Partial<StaffIdentity>>;
   Detection: ResolverTypeWrapper<Partial<Detection>>;
   Verdict: ResolverTypeWrapper<Partial<Verdict>>;
   ThreatAction: ResolverTypeWrapper<Partial<ThreatAction>>;
@@ -814,6 +835,7 @@ export type ResolversParentTypes = {
   Finding: Partial<Finding>;
   ScanTarget: Partial<ScanTarget>;
   Scan: Partial<Scan>;
+  StaffIdentity: Partial<StaffIdentity>;
   Threat: Partial<Threat>;
   Float: Partial<Scalars['Float']['output']>;
   ThreatPage: Partial<ThreatPage>;
@@ -843,6 +865,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
   dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
+  staffWhoami?: Resolver<ResolversTypes['StaffIdentity'], ParentType, ContextType>;
   threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType, RequireFields<QueryWebhooksArgs, 'appId'>>;
@@ -1037,6 +1060,13 @@ export type ScanResolvers<ContextType = RequestContext, ParentType extends Resol
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
+export type StaffIdentityResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['StaffIdentity'] = ResolversParentTypes['StaffIdentity']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['StaffRole'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
 export type ThreatResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Threat'] = ResolversParentTypes['Threat']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1130,6 +1160,7 @@ export type Resolvers<ContextType = RequestContext> = {
   Finding?: FindingResolvers<ContextType>;
   ScanTarget?: ScanTargetResolvers<ContextType>;
   Scan?: ScanResolvers<ContextType>;
+  StaffIdentity?: StaffIdentityResolvers<ContextType>;
   Threat?: ThreatResolvers<ContextType>;
   ThreatPage?: ThreatPageResolvers<ContextType>;
   ThreatDailyCount?: ThreatDailyCountResolvers<ContextType>;
