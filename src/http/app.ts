@@ -6,6 +6,7 @@ import { requestContext } from '../../rest/middleware/request-context';
 import { errorHandler } from '../../rest/middleware/errors';
 import { healthz, readyz } from './health';
 import { requestTimeout } from './request-timeout';
+import { createConsoleRouter } from './console';
 
 export interface HttpApp {
   app: Express;
@@ -24,6 +25,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.get('/readyz', readyz(deps));
   const graphql = await createGraphqlMiddleware(deps);
   app.use('/graphql', ...graphql.handler);
+  app.use(createConsoleRouter());
   app.use(createRestRouter(deps));
   app.use(errorHandler);
   return { app, stop: graphql.stop };

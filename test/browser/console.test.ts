@@ -1,0 +1,322 @@
+/**
+ * The staff console in a real browser (Debian's chromium through playwright-core) against the real service with
+ * seeded data: sign-in, every view's numbers equal to the API's answers, revoke, the sign-in again after the token
+ * dies, and no Content-Security-Policy violation anywhere. A screenshot of each view lands in test/artifacts/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startHarness, bearer, type Harness } from '../support/harness';
+import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
+import { revokeStaff } from '../../src/services/keys-service';
+import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
+import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
+import { seed, type Seeded } from './seed';
+
+const DAY = 86_400_000;
+const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+let h: Harness;
+let issuer: OidcIssuer;
+let data: Seeded;
+let browser: Browser;
+let admin: string;
+let support: string;
+let range: { from: string; to: string };
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(CONSOLE_DIST, 'index.html'))) throw new Error('dist/console is missing: npm run build:console (npm test builds it)');
+  issuer = await startOidcIssuer();
+  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on' } });
+  issuer.bind({ audience: h.baseUrl, now: () => h.clock.now() });
+  data = await seed(h, issuer);
+  admin = await h.newStaff('admin');
+  support = await h.newStaff('support');
+  const now = h.clock.now().getTime();
+  range = { from: isoDay(now - 6 * DAY), to: isoDay(now) };
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  await issuer?.close();
+});
+
+/** What the API answers the same staff token: the numbers the page must show. */
+async function gql<T>(token: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const res = await h.api('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data: T; errors?: unknown[] };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+const apiRange = () => ({ from: `${range.from}T00:00:00.000Z`, to: new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY).toISOString() });
+
+interface Session {
+  page: Page;
+  problems: PageProblems;
+}
+
+async function open(token: string, hash: string): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems = await watchProblems(page);
+  await page.goto(`${h.baseUrl}/console#${hash}`);
+  await page.fill('[data-control=token]', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.shell');
+  return { page, problems };
+}
+
+const route = (view: string, extra: Record<string, string> = {}, appId = data.appId) => `/${view}?${new URLSearchParams({ app: appId, ...range, ...extra })}`;
+
+/** Nothing refused by the policy, no script error: asserted at the end of every browser test. */
+async function clean(s: Session): Promise<void> {
+  expect(await s.problems.violations()).toEqual([]);
+  expect(s.problems.errors).toEqual([]);
+  await s.page.context().close();
+}
+
+const cellText = (page: Page, selector: string) => page.$$eval(selector, (cells) => cells.map((c) => (c.textContent ?? '').trim()));
+
+describe('serving', () => {
+  it('answers the page with a strict policy and no caching, and its hashed assets as immutable', async () => {
+    const res = await h.api('/console');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets).toHaveLength(2);
+    expect(html).not.toMatch(/https?:\/\//); // nothing from another origin
+    for (const asset of assets) {
+      const a = await h.api(asset);
+      expect(a.status).toBe(200);
+      expect(a.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(a.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+      expect(a.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+      expect(await a.text()).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z]/i); // no CDN or font service in the bundle
+    }
+    const missing = await h.api('/console/assets/console-AAAAAAAA.js');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('sign-in', () => {
+  it('refuses a token the service does not accept, and keeps an accepted one out of storage, cookies and the URL', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = await watchProblems(page);
+    await page.goto(`${h.baseUrl}/console`);
+    await page.fill('[data-control=token]', 'stf_nosuchid_abcdefghijklmnop');
+    await page.click('button[type=submit]');
+    await expect(page.textContent('.field-error')).resolves.toContain('did not accept this token');
+    await screenshot(page, 'console-sign-in-refused');
+    await page.fill('[data-control=token]', support);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.shell');
+    expect(await page.textContent('.who')).toContain('support');
+    const stored = await page.evaluate<{ local: number; session: number; cookie: string; url: string }>('({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href })');
+    expect(stored).toEqual({ local: 0, session: 0, cookie: '', url: expect.not.stringContaining('stf_') });
+    expect((await context.cookies()).length).toBe(0);
+    // A reload forgets the token: it lived in the tab's memory only.
+    await page.reload();
+    await page.waitForSelector('[data-control=token]');
+    await clean({ page, problems });
+  });
+
+  it('returns to sign-in with the reason when the token is revoked mid-session, and after signing out', async () => {
+    const token = await h.newStaff('support');
+    const s = await open(token, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    await revokeStaff(h.deps, token.split('_')[1]);
+    await s.page.click('[data-view=builds]');
+    await s.page.waitForSelector('[data-notice]');
+    expect(await s.page.textContent('[data-notice]')).toContain('expired or was revoked');
+    await screenshot(s.page, 'console-token-revoked');
+
+    await s.page.fill('[data-control=token]', support);
+    await s.page.click('button[type=submit]');
+    await s.page.waitForSelector('.shell');
+    await s.page.click('[data-action=sign-out]');
+    expect(await s.page.textContent('[data-notice]')).toContain('Signed out');
+    await clean(s);
+  });
+});
+
+describe('views', () => {
+  it('threats: the table and tiles equal threatStats for the range', async () => {
+    const { threatStats } = await gql<{ threatStats: Array<{ day: string; detection: string; threats: number; events: number; devices: number }> }>(
+      support,
+      'query($appId: ID!, $from: DateTime!, $to: DateTime!) { threatStats(appId: $appId, from: $from, to: $to) { day detection threats events devices } }',
+      { appId: data.appId, ...apiRange() },
+    );
+    expect(threatStats.length).toBeGreaterThan(10);
+    const s = await open(support, route('threats'));
+    await s.page.waitForSelector('[data-table=trend]');
+    await s.page.waitForSelector('.chart canvas');
+    const rows = await s.page.$$eval('[data-table=trend] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        day: tr.getAttribute('data-day'),
+        detection: tr.getAttribute('data-detection'),
+        threats: Number(tr.querySelector('[data-field=threats]')?.textContent?.replace(/,/g, '')),
+        events: Number(tr.querySelector('[data-field=events]')?.textContent?.replace(/,/g, '')),
+        devices: Number(tr.querySelector('[data-field=devices]')?.textContent?.replace(/,/g, '')),
+      })),
+    );
+    const key = (p: { day: string | null; detection: string | null }) => `${p.day} ${p.detection}`;
+    expect([...rows].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...threatStats].sort((a, b) => key(a).localeCompare(key(b))));
+    const total = threatStats.reduce((sum, p) => sum + p.threats, 0);
+    expect(await s.page.textContent('[data-stat=threats] .stat-value')).toBe(total.toLocaleString('en-US'));
+    expect(await s.page.$$('.chart canvas')).toHaveLength(2); // the trend and events against devices
+    await screenshot(s.page, 'console-threats');
+    await clean(s);
+  });
+
+  it('top detections: each group equals the threats the API lists for the range', async () => {
+    const all: Array<{ detection: string; appVersion: string | null; buildId: string | null; count: number }> = [];
+    let cursor: string | null = null;
+    do {
+      const page: { threats: { data: typeof all; nextCursor: string | null } } = await gql(
+        support,
+        'query($appId: ID!, $from: DateTime!, $to: DateTime!, $cursor: String) { threats(appId: $appId, filter: { from: $from, to: $to }, limit: 100, cursor: $cursor) { data { detection appVersion buildId count } nextCursor } }',
+        { appId: data.appId, ...apiRange(), cursor },
+      );
+      all.push(...page.threats.data);
+      cursor = page.threats.nextCursor;
+    } while (cursor);
+    const expected = new Map<string, { threats: number; events: number }>();
+    for (const t of all) {
+      const k = `${t.detection}|${t.appVersion ?? ''}|${t.buildId ?? ''}`;
+      const g = expected.get(k) ?? { threats: 0, events: 0 };
+      g.threats += 1;
+      g.events += t.count;
+      expected.set(k, g);
+    }
+    const s = await open(support, route('top'));
+    await s.page.waitForSelector('[data-table=top]');
+    const rows = await s.page.$$eval('[data-table=top] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        key: `${tr.getAttribute('data-detection')}|${tr.getAttribute('data-version')}|${tr.getAttribute('data-build')}`,
+        threats: Number(tr.querySelector('[data-field=threats]')?.textContent?.replace(/,/g, '')),
+        events: Number(tr.querySelector('[data-field=events]')?.textContent?.replace(/,/g, '')),
+      })),
+    );
+    expect(new Map(rows.map((r) => [r.key, { threats: r.threats, events: r.events }]))).toEqual(expected);
+    expect(rows.map((r) => r.threats)).toEqual([...rows.map((r) => r.threats)].sort((a, b) => b - a)); // biggest first
+    expect(rows.some((r) => r.key.endsWith(`|2.4.1|${data.builds.risky}`))).toBe(true);
+    await screenshot(s.page, 'console-top-detections');
+    await clean(s);
+  });
+
+  it('builds: grades equal the API, and a build drills into its findings', async () => {
+    const { builds } = await gql<{ builds: Array<{ id: string; scans: Array<{ id: string; engine: string; grade: string }> }> }>(
+      support,
+      'query($appId: ID!) { builds(appId: $appId, limit: 15) { id scans { id engine grade } } }',
+      { appId: data.appId },
+    );
+    const s = await open(support, route('builds'));
+    await s.page.waitForSelector('[data-table=builds]');
+    expect(await s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-build')))).toEqual(builds.map((b) => b.id));
+    for (const b of builds) {
+      const scan = b.scans.find((x) => x.engine === 'static') ?? b.scans.find((x) => x.engine === 'preview');
+      expect(await s.page.textContent(`tr[data-build="${b.id}"] .grade`)).toBe(scan?.grade ?? '—');
+    }
+    const risky = builds.find((b) => b.id === data.builds.risky)!;
+    const staticScan = risky.scans.find((x) => x.engine === 'static')!;
+    const { scan } = await gql<{ scan: { score: number; findings: Array<{ id: string; severity: string }> } }>(support, 'query($id: ID!) { scan(id: $id) { score findings { id severity } } }', { id: staticScan.id });
+    expect(scan.findings.length).toBeGreaterThan(0);
+    await s.page.click(`tr[data-build="${data.builds.risky}"]`);
+    await s.page.waitForSelector(`[data-scan="${staticScan.id}"]`);
+    expect(s.page.url()).toContain(`build=${data.builds.risky}`);
+    expect(await s.page.textContent('[data-panel=finding] [data-field=score]')).toBe(String(scan.score));
+    const shown = await s.page.$$eval('[data-finding]', (els) => els.map((e) => e.getAttribute('data-finding')));
+    expect([...shown].sort()).toEqual(scan.findings.map((f) => f.id).sort());
+    expect(shown).toEqual(expect.arrayContaining(['android.debuggable']));
+    await screenshot(s.page, 'console-builds');
+    await clean(s);
+  });
+
+  it('refused exchanges: per day and reason equal the oidc.denied audit entries, with the failed checks', async () => {
+    const { auditEvents } = await gql<{ auditEvents: { data: Array<{ occurredAt: string; reason: string; count: number | null }> } }>(
+      support,
+      'query($appId: ID!) { auditEvents(appId: $appId, action: "oidc.denied", limit: 100) { data { occurredAt reason count } } }',
+      { appId: data.appId },
+    );
+    const expected = new Map<string, number>();
+    for (const e of auditEvents.data) {
+      const k = `${e.occurredAt.slice(0, 10)} ${e.reason}`;
+      expected.set(k, (expected.get(k) ?? 0) + (e.count ?? 1));
+    }
+    expect([...expected.keys()].map((k) => k.split(' ')[1]).sort()).toEqual(['malformed', 'not_trusted', 'pull_request']);
+    const s = await open(support, route('refused'));
+    await s.page.waitForSelector('[data-table=refusals]');
+    const cells = await s.page.$$eval('[data-table=refusals] tbody td[data-reason]', (tds) =>
+      tds.map((td) => ({ key: `${td.closest('tr')?.getAttribute('data-day')} ${td.getAttribute('data-reason')}`, text: (td.textContent ?? '').trim() })),
+    );
+    const shown = new Map(cells.filter((c) => c.text !== '·').map((c) => [c.key, Number(c.text)]));
+    expect(shown).toEqual(expected);
+    const total = [...expected.values()].reduce((a, b) => a + b, 0);
+    expect(await s.page.textContent('[data-stat=refusals] .stat-value')).toBe(String(total));
+    // The not_trusted entry says which check of the rule failed: the subject, for a feature branch.
+    const outcome = await s.page.textContent('[data-panel=denied] [data-outcome]');
+    expect(outcome).toContain('refs/heads/feature/login');
+    expect(await s.page.textContent('[data-panel=denied]')).toContain('job_workflow_ref');
+    await screenshot(s.page, 'console-refused-exchanges');
+    await clean(s);
+  });
+
+  it('keys: support reads them without any revoke control', async () => {
+    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(support, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
+    const s = await open(support, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    expect((await s.page.$$eval('[data-table=keys] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-key')))).sort()).toEqual(app.apiKeys.map((k) => k.id).sort());
+    expect(await s.page.$$('[data-table=keys] button')).toHaveLength(0);
+    expect(await s.page.textContent('[data-panel=keys]')).toContain('support: read only');
+    await screenshot(s.page, 'console-keys-support');
+    await clean(s);
+  });
+
+  it('keys: an admin revokes one after confirming, and the API refuses it from then on', async () => {
+    const before = await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) });
+    expect(before.status).toBe(200);
+    const s = await open(admin, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    const row = `tr[data-key="${data.nightlyKey.id}"]`;
+    await s.page.click(`${row} button`);
+    await s.page.waitForSelector('dialog[open]');
+    expect(await s.page.textContent('dialog[open]')).toContain(data.nightlyKey.id);
+    await screenshot(s.page, 'console-keys-revoke-dialog');
+    // Cancel first: nothing happens.
+    await s.page.click('dialog[open] .button-ghost');
+    expect(await s.page.$('dialog[open]')).toBeNull();
+    expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(200);
+    await s.page.click(`${row} button`);
+    await s.page.click('dialog[open] [data-confirm]');
+    await s.page.waitForSelector('.notice');
+    await s.page.waitForFunction(`document.querySelector('${row} [data-field=status]')?.textContent.includes('revoked')`);
+    expect(await s.page.$(`${row} button`)).toBeNull();
+    expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(401);
+    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
+    expect(app.apiKeys.find((k) => k.id === data.nightlyKey.id)?.revokedAt).toEqual(expect.any(String));
+    await screenshot(s.page, 'console-keys-admin');
+    await clean(s);
+  });
+
+  it('an app with no data shows designed empty states in every view', async () => {
+    const s = await open(support, route('threats', {}, data.quietAppId));
+    for (const view of ['threats', 'top', 'builds', 'refused', 'keys']) {
+      await s.page.click(`[data-view=${view}]`);
+      await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
+      expect(await s.page.$('.main .loading')).toBeNull();
+      expect(await s.page.$('.main .error')).toBeNull();
+      if (view === 'threats' || view === 'refused') await screenshot(s.page, `console-empty-${view}`);
+    }
+    await clean(s);
+  });
+});
