@@ -101,7 +101,7 @@ function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
         <RangePicker from={route.from} to={route.to} set={(r) => go(r)} />
         <div class="who" data-role={identity.role}>
           <span class={`role role-${identity.role}`}>{identity.role}</span>
-          <span class="who-name">{identity.name ?? identity.id}</span>
+          <span class="who-name" title={identity.id}>{identity.name ?? `staff ${identity.id.slice(0, 6)}…`}</span>
           <span class="muted who-exp" title={identity.expiresAt}>
             token ends in {span(left)}
           </span>

@@ -25,9 +25,18 @@ export function DayChart(props: { days: string[]; series: Series[]; height?: num
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       legend: { live: true },
       cursor: { points: { size: 7 } },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
+      // Half a day of room either side, so the first and last bars are whole.
+      scales: { x: { time: true, range: () => [xs[0] - 43_200, xs[xs.length - 1] + 43_200] }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
       axes: [
-        { stroke: '#5c6370', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#dfe3e8' } },
+        {
+          stroke: '#5c6370',
+          grid: { stroke: '#eef0f3' },
+          ticks: { stroke: '#dfe3e8' },
+          // Whole UTC days only: the data has no finer grain.
+          incrs: [86_400, 2 * 86_400, 7 * 86_400, 14 * 86_400, 30 * 86_400],
+          space: 48,
+          values: (_u, splits) => splits.map((v) => new Date(v * 1000).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' })),
+        },
         { stroke: '#5c6370', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#dfe3e8' }, size: 48 },
       ],
       series: [

@@ -27,6 +27,8 @@ export function when(iso: string | null | undefined): string {
 
 export function ago(iso: string, now = Date.now()): string {
   const s = Math.round((now - Date.parse(iso)) / 1000);
+  // The service's clock and this machine's differ by seconds or minutes: a near-future time is "just now".
+  if (s < 60 && s > -600) return 'just now';
   if (s < 0) return `in ${span(-s)}`;
   return `${span(s)} ago`;
 }

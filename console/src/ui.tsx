@@ -61,8 +61,10 @@ export function Async<T>(props: { state: QueryState<T>; what: string; retry?: ()
 
 export function Grade(props: { grade: string | null | undefined; title?: string }) {
   const g = props.grade ?? 'none';
+  // Grades carry a sign (A-, B+): the letter picks the colour.
+  const letter = /^[A-F]/.test(g) ? g[0] : 'none';
   return (
-    <span class={`grade grade-${/^[A-F]$/.test(g) ? g : 'none'}`} title={props.title}>
+    <span class={`grade grade-${letter}`} title={props.title}>
       {g === 'none' ? '—' : g}
     </span>
   );

@@ -253,7 +253,8 @@ describe('views', () => {
       const k = `${e.occurredAt.slice(0, 10)} ${e.reason}`;
       expected.set(k, (expected.get(k) ?? 0) + (e.count ?? 1));
     }
-    expect([...expected.keys()].map((k) => k.split(' ')[1]).sort()).toEqual(['malformed', 'not_trusted', 'pull_request']);
+    expect(new Set([...expected.keys()].map((k) => k.split(' ')[1]))).toEqual(new Set(['malformed', 'not_trusted', 'pull_request']));
+    expect(new Set([...expected.keys()].map((k) => k.split(' ')[0])).size).toBe(3);
     const s = await open(support, route('refused'));
     await s.page.waitForSelector('[data-table=refusals]');
     const cells = await s.page.$$eval('[data-table=refusals] tbody td[data-reason]', (tds) =>
@@ -263,9 +264,10 @@ describe('views', () => {
     expect(shown).toEqual(expected);
     const total = [...expected.values()].reduce((a, b) => a + b, 0);
     expect(await s.page.textContent('[data-stat=refusals] .stat-value')).toBe(String(total));
-    // The not_trusted entry says which check of the rule failed: the subject, for a feature branch.
-    const outcome = await s.page.textContent('[data-panel=denied] [data-outcome]');
-    expect(outcome).toContain('refs/heads/feature/login');
+    // Each not_trusted entry says which check of the rule failed: the workflow of a nightly job, the subject of a branch.
+    const outcomes = (await cellText(s.page, '[data-panel=denied] [data-outcome]')).join('\n');
+    expect(outcomes).toMatch(/failed workflowRef: expected acme\/mobile-app\/.github\/workflows\/release.yml@refs\/heads\/main, token said acme\/mobile-app\/.github\/workflows\/nightly.yml/);
+    expect(outcomes).toContain('refs/heads/feature/login');
     expect(await s.page.textContent('[data-panel=denied]')).toContain('job_workflow_ref');
     await screenshot(s.page, 'console-refused-exchanges');
     await clean(s);

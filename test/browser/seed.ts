@@ -72,6 +72,16 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
       });
     }
   }
+  // One noisy device: a burst of hooking reports within the hour each day (merged into one threat, counted as events).
+  for (let d = 4; d >= 0; d--) {
+    for (let k = 0; k < 2 + d * 2; k++) {
+      events.push({
+        detection: 'hooking', verdict: 'compromised', confidence: 0.95, action: 'block', signals: ['frida_server', 'frida_gadget'],
+        platform: 'android', appVersion: '2.4.1', buildId: risky.id,
+        occurredAt: new Date(now - d * DAY - 7_200_000 + k * 60_000).toISOString(), deviceId: 'device-hooking-noisy-9a1e',
+      });
+    }
+  }
   for (let i = 0; i < events.length; i += 100) {
     const res = await post(h, '/v1/events', device.key, { events: events.slice(i, i + 100) });
     if (res.status !== 202 && res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
@@ -90,15 +100,25 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
       headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}` },
       body: JSON.stringify({ token, appId }),
     });
-  for (const token of [
-    issuer.mint({ ref: 'refs/heads/feature/login' }),
-    issuer.mint({ ref: 'refs/heads/feature/login' }),
-    issuer.mint({ event_name: 'pull_request', ref: 'refs/pull/42/merge' }),
-    'eyJhbGciOiJSUzI1NiJ9.not-a-token',
-  ]) {
-    const res = await exchange(token);
+  // Refusals over three days, in time order: what support reads when a customer says "CI can't get a token".
+  const refusals: Array<[number, () => string]> = [
+    [3, () => issuer.mint({ ref: 'refs/heads/feature/login' })],
+    [3, () => issuer.mint({ ref: 'refs/heads/feature/login' })],
+    [3, () => issuer.mint({ ref: 'refs/heads/feature/login' })],
+    [3, () => 'eyJhbGciOiJSUzI1NiJ9.not-a-token'],
+    [2, () => issuer.mint({ event_name: 'pull_request', ref: 'refs/pull/42/merge' })],
+    [2, () => ''.padEnd(40, 'x')],
+    [2, () => ''.padEnd(40, 'x')],
+    [0, () => issuer.mint({ job_workflow_ref: 'acme/mobile-app/.github/workflows/nightly.yml@refs/heads/main' })],
+    [0, () => issuer.mint({ job_workflow_ref: 'acme/mobile-app/.github/workflows/nightly.yml@refs/heads/main' })],
+  ];
+  const start = h.clock.now().getTime();
+  for (const [daysAgo, token] of refusals) {
+    h.clock.set(start - daysAgo * DAY);
+    const res = await exchange(token());
     if (res.status !== 401) throw new Error(`a refused exchange answered ${res.status}`);
   }
+  h.clock.set(start);
   if ((await exchange(issuer.mint())).status !== 200) throw new Error('the trusted exchange failed');
 
   return {

@@ -77,7 +77,7 @@ function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] })
     );
   }
   const graded = builds.map(bestScan).filter((s): s is ScanSummary => Boolean(s));
-  const grades = ['A', 'B', 'C', 'D', 'E', 'F'].map((g) => [g, graded.filter((s) => s.grade === g).length] as const).filter(([, c]) => c > 0);
+  const grades = ['A', 'B', 'C', 'D', 'E', 'F'].map((g) => [g, graded.filter((s) => s.grade[0] === g).length] as const).filter(([, c]) => c > 0);
   return (
     <Panel
       title="Latest builds"

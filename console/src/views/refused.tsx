@@ -196,7 +196,7 @@ function DeniedEntry({ entry }: { entry: Denied }) {
         <span class="muted">{when(entry.occurredAt)}</span>
         {entry.count && entry.count > 1 ? <span class="muted">× {n(entry.count)}</span> : null}
       </div>
-      <div class="mono ellipsis">{entry.subject ?? <span class="muted">subject unknown (the token was not verified)</span>}</div>
+      {claims.length ? null : <div class="mono ellipsis">{entry.subject ?? <span class="muted">no claims: the token was refused before its signature was verified</span>}</div>}
       {claims.length ? (
         <dl class="claims">
           {claims.map(([k, v]) => (
