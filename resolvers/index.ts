@@ -11,9 +11,10 @@ import { threatResolvers } from './threats';
 import { attestResolvers } from './attest';
 import { webhookResolvers } from './webhooks';
 import { staffResolvers } from './staff';
+import { dashboardResolvers } from './dashboards';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

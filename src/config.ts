@@ -52,6 +52,11 @@ export interface Config {
   readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
   /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
   readonly threatRetentionDays: number;
+  /**
+   * Bounds of one dashboard aggregate (services/dashboards-service.ts): the rows it may read (DASHBOARD_MAX_ROWS) and
+   * the apps the grade distribution may visit, one read each (DASHBOARD_MAX_APPS); beyond either it is refused.
+   */
+  readonly dashboards: { readonly maxRows: number; readonly maxApps: number };
   /** WEBHOOK_ALLOW_INSECURE_LOOPBACK: webhooks may use http://127.0.0.1 and reach loopback (tests only). */
   readonly webhookAllowInsecureLoopback: boolean;
 }
@@ -182,6 +187,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
     }),
     threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
+    dashboards: Object.freeze({
+      maxRows: int(env, 'DASHBOARD_MAX_ROWS', 200_000, 1, 10_000_000),
+      maxApps: int(env, 'DASHBOARD_MAX_APPS', 5_000, 1, 1_000_000),
+    }),
     webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });

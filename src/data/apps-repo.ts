@@ -34,4 +34,9 @@ export class AppsRepo {
   list(limit: number): Promise<AppDoc[]> {
     return this.col.find({}).sort({ createdAt: -1 }).limit(limit).toArray();
   }
+  /** Dashboards: ids of every app, at most `cap` + 1 of them (the caller refuses beyond); the _id index serves it. */
+  async ids(cap: number): Promise<string[]> {
+    const docs = await this.col.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(cap + 1).toArray();
+    return docs.map((d) => d._id);
+  }
 }

@@ -63,6 +63,8 @@ export class AuditRepo {
     await ensureIndexes(this.col, [
       { key: { appId: 1, occurredAt: -1, _id: -1 }, name: 'app_time' },
       { key: { appId: 1, action: 1, occurredAt: -1, _id: -1 }, name: 'app_action_time' },
+      // Dashboards: one action across every app in a time range (refused exchanges per day and reason).
+      { key: { action: 1, occurredAt: -1, _id: -1 }, name: 'action_time' },
       // The admins' log of every entry, and the retention sweep's oldest-first reads.
       { key: { occurredAt: -1, _id: -1 }, name: 'time' },
     ]);
@@ -102,6 +104,18 @@ export class AuditRepo {
     }
     const docs = await this.col.find(filter).sort({ occurredAt: -1, _id: -1 }).limit(opts.limit + 1).toArray();
     return { data: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+  }
+
+  /**
+   * Dashboards: reason and count of the refused exchanges (oidc.denied) in [from, to), of one app or (null) of every
+   * app, at most `cap` + 1 entries (the caller refuses beyond).
+   */
+  refusals(appId: string | null, from: Date, to: Date, cap: number): AsyncIterable<Pick<AuditDoc, 'occurredAt' | 'reason' | 'count'>> {
+    const filter: Filter<AuditDoc> = { action: 'oidc.denied', occurredAt: { $gte: from, $lt: to } };
+    if (appId !== null) filter.appId = appId;
+    return this.col.find(filter, { projection: { _id: 0, occurredAt: 1, reason: 1, count: 1 } }).limit(cap + 1) as unknown as AsyncIterable<
+      Pick<AuditDoc, 'occurredAt' | 'reason' | 'count'>
+    >;
   }
 
   /**

@@ -55,6 +55,16 @@ export class BuildsRepo {
   listForApp(appId: string, limit: number): Promise<BuildDoc[]> {
     return this.col.find({ appId }).sort({ createdAt: -1, _id: -1 }).limit(limit).toArray();
   }
+  /** Dashboards: builds of the app registered in [from, to), at most `cap` + 1 of them (the caller refuses beyond). */
+  createdIn(appId: string, from: Date, to: Date, cap: number): AsyncIterable<Pick<BuildDoc, '_id' | 'createdAt'>> {
+    return this.col.find({ appId, createdAt: { $gte: from, $lt: to } }, { projection: { _id: 1, createdAt: 1 } }).limit(cap + 1) as unknown as AsyncIterable<
+      Pick<BuildDoc, '_id' | 'createdAt'>
+    >;
+  }
+  /** Dashboards: these builds of the app, in one round trip (unknown ids and other apps' builds are left out). */
+  findManyForApp(appId: string, ids: string[]): Promise<BuildDoc[]> {
+    return this.col.find({ appId, _id: { $in: ids } }).toArray();
+  }
   /** A fresh upload URL was issued: its expiry is what reads report. Only while pending. */
   async setUploadUrlExpiry(appId: string, id: string, expiresAt: Date): Promise<BuildDoc | null> {
     return this.col.findOneAndUpdate(

@@ -43,4 +43,13 @@ export class ScansRepo {
   listForBuild(appId: string, buildId: string): Promise<ScanDoc[]> {
     return this.col.find({ appId, buildId }).sort({ createdAt: 1, engine: 1, _id: 1 }).limit(100).toArray();
   }
+  /**
+   * Dashboards: the static scans of these builds (of these apps), grade and time only, for the caller to keep each
+   * build's newest. Builds are batched by the caller; a build has one static scan per upload, so the answer is small.
+   */
+  staticScansOf(appIds: string[], buildIds: string[]): Promise<Pick<ScanDoc, '_id' | 'buildId' | 'grade' | 'createdAt'>[]> {
+    return this.col
+      .find({ appId: { $in: appIds }, buildId: { $in: buildIds }, engine: 'static' }, { projection: { _id: 1, buildId: 1, grade: 1, createdAt: 1 } })
+      .toArray();
+  }
 }

@@ -80,7 +80,7 @@ export interface Occurrences {
   confidence: number;
 }
 
-export type StatsRow = Pick<ThreatDoc, '_id' | 'detection' | 'occurredAt' | 'count' | 'deviceHash' | 'folded'>;
+export type StatsRow = Pick<ThreatDoc, '_id' | 'detection' | 'occurredAt' | 'count' | 'deviceHash' | 'folded' | 'platform' | 'appVersion' | 'buildId'>;
 
 /**
  * The threats collection. Ingestion only inserts, and reads single documents by a lone `_id` equality: the one filter
@@ -150,7 +150,11 @@ export class ThreatsRepo {
   /** The fields the daily statistics need, of windows first seen in [from, to), at most `cap` + 1 of them. */
   statsRows(appId: string, from: Date, to: Date, cap: number): AsyncIterable<StatsRow> {
     return this.col
-      .find({ appId, occurredAt: { $gte: from, $lt: to } }, { projection: { _id: 1, detection: 1, occurredAt: 1, count: 1, deviceHash: 1, folded: 1 } })
+      .find(
+        { appId, occurredAt: { $gte: from, $lt: to } },
+        // platform, appVersion, buildId: the dashboards' narrowing and breakdowns (services/dashboards-service.ts).
+        { projection: { _id: 1, detection: 1, occurredAt: 1, count: 1, deviceHash: 1, folded: 1, platform: 1, appVersion: 1, buildId: 1 } },
+      )
       .limit(cap + 1) as unknown as AsyncIterable<StatsRow>;
   }
 

@@ -33,6 +33,17 @@ export type Query = {
   build?: Maybe<Build>;
   /** Builds of an app, newest first. */
   builds: Array<Build>;
+  /**
+   * Grade distribution of the latest build of each app (any platform): the grade of that build's latest static scan,
+   * or none. Apps without builds are not counted. Best grade first. Costs one read per app, so it visits at most
+   * DASHBOARD_MAX_APPS apps (default 5000), else refused. Staff.
+   */
+  latestGradeDistribution: Array<GradeCount>;
+  /**
+   * Refused OIDC exchanges per UTC day and reason, across every app (staff): as App.refusedExchanges, over every app's
+   * oidc.denied entries in the range.
+   */
+  refusedExchanges: Array<RefusalDay>;
   oidcRules: Array<OidcRule>;
   /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
   dryRunOidcRules: OidcDryRun;
@@ -79,6 +90,11 @@ export type QueryBuildArgs = {
 export type QueryBuildsArgs = {
   appId: Scalars['ID']['input'];
   limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryRefusedExchangesArgs = {
+  range: DateRange;
 };
 
 
@@ -223,6 +239,62 @@ export type App = {
   createdAt: Scalars['DateTime']['output'];
   /** Its API keys (never their secrets). */
   apiKeys: Array<ApiKey>;
+  /**
+   * Per UTC day (of first occurrence) and detection, over threats first seen in the range: merged threats, events (sum
+   * of counts, occurrences merged by later requests included) and distinct devices. Optional narrowing by platform,
+   * app version and build id. Ordered by day, then detection. Reads every threat of the app in the range and their
+   * merge records, at most DASHBOARD_MAX_ROWS (default 200000) of them, else refused with validation_failed on
+   * /range (narrow it). Staff, or an app credential with threats:read.
+   */
+  threatTrend: Array<ThreatTrendPoint>;
+  /**
+   * Threats first seen in the range, grouped by the dimensions in `by` (each at most once; none: one row of totals),
+   * biggest first: by threats, then events, then devices (ties by the dimensions' values). `first`: 1 to 100 rows.
+   * Top detections by app version and build: by: [detection, appVersion, buildId]. Same reads and bound as threatTrend.
+   */
+  threatBreakdown: Array<ThreatBreakdownRow>;
+  /**
+   * Builds registered per UTC day in the range, with the grades of their latest static scans (none: not scanned yet).
+   * Days without builds are left out; ordered by day. Reads the builds of the range and their static scans, at most
+   * DASHBOARD_MAX_ROWS builds, else refused. Staff, or an app credential with builds:read.
+   */
+  buildTrend: Array<BuildDay>;
+  /**
+   * Refused OIDC exchanges of this app per UTC day and reason: the sum of the counts of its oidc.denied audit entries
+   * dated in the range (an entry is dated by its first refusal: entries of one token keep counting its repetitions on
+   * that day). Ordered by day, then reason. Reads at most DASHBOARD_MAX_ROWS entries, else refused. Staff, or an app
+   * credential with rules:read.
+   */
+  refusedExchanges: Array<RefusalDay>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppThreatTrendArgs = {
+  range: DateRange;
+  platform?: InputMaybe<Platform>;
+  appVersion?: InputMaybe<Scalars['String']['input']>;
+  buildId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppThreatBreakdownArgs = {
+  range: DateRange;
+  by: Array<ThreatDimension>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppBuildTrendArgs = {
+  range: DateRange;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppRefusedExchangesArgs = {
+  range: DateRange;
 };
 
 export type CreateAppInput = {
@@ -350,6 +422,86 @@ export type CreateBuildInput = {
   version: Scalars['String']['input'];
   commit?: InputMaybe<Scalars['String']['input']>;
   artifact?: InputMaybe<ArtifactDeclarationInput>;
+};
+
+/**
+ * A time range of a dashboard aggregate: instants in [from, to). `from` must be before `to`, and the range may span at
+ * most 92 days. Rows are grouped by the UTC day (YYYY-MM-DD) of the time each aggregate names; the first and last days
+ * count only the part of them inside the range.
+ */
+export type DateRange = {
+  from: Scalars['DateTime']['input'];
+  to: Scalars['DateTime']['input'];
+};
+
+/** Threats of one UTC day (of their first occurrence) and one detection. */
+export type ThreatTrendPoint = {
+  __typename?: 'ThreatTrendPoint';
+  /** YYYY-MM-DD, UTC. */
+  day: Scalars['String']['output'];
+  detection: Detection;
+  /** Merged threats (one per device and merge window) first seen that day. */
+  threats: Scalars['Int']['output'];
+  /** Occurrences: the sum of those threats' counts, occurrences merged by later requests included. */
+  events: Scalars['Int']['output'];
+  /** Distinct devices among those threats. */
+  devices: Scalars['Int']['output'];
+};
+
+/** What threatBreakdown groups by. */
+export type ThreatDimension =
+  | 'detection'
+  | 'platform'
+  | 'appVersion'
+  | 'buildId';
+
+/**
+ * One group of threatBreakdown: the dimensions asked for hold the group's value (null: threats that did not report it),
+ * the others are null.
+ */
+export type ThreatBreakdownRow = {
+  __typename?: 'ThreatBreakdownRow';
+  detection?: Maybe<Detection>;
+  platform?: Maybe<Platform>;
+  appVersion?: Maybe<Scalars['String']['output']>;
+  buildId?: Maybe<Scalars['ID']['output']>;
+  /** The build named by buildId, when it is a build of the app that still exists. */
+  build?: Maybe<Build>;
+  /** Merged threats of the group. */
+  threats: Scalars['Int']['output'];
+  /** Occurrences (sum of counts, merged occurrences included). */
+  events: Scalars['Int']['output'];
+  /** Distinct devices. */
+  devices: Scalars['Int']['output'];
+};
+
+/** How many of a set have a grade. `none`: builds without a static scan yet. */
+export type GradeCount = {
+  __typename?: 'GradeCount';
+  /** A+ to F, or none. */
+  grade: Scalars['String']['output'];
+  count: Scalars['Int']['output'];
+};
+
+/** Builds registered on one UTC day. */
+export type BuildDay = {
+  __typename?: 'BuildDay';
+  /** YYYY-MM-DD, UTC, of the builds' registration. */
+  day: Scalars['String']['output'];
+  builds: Scalars['Int']['output'];
+  /** Grades of those builds' latest static scans, best first; `none` for builds without one. Counts add up to builds. */
+  grades: Array<GradeCount>;
+};
+
+/** Refused OIDC exchanges of one UTC day and one reason. */
+export type RefusalDay = {
+  __typename?: 'RefusalDay';
+  /** YYYY-MM-DD, UTC. */
+  day: Scalars['String']['output'];
+  /** Why they were refused, as the audit trail records it (e.g. not_trusted, expired, bad_signature). */
+  reason: Scalars['String']['output'];
+  /** Refusals: the sum of the oidc.denied entries' counts. */
+  count: Scalars['Int']['output'];
 };
 
 export type KeyMode =
@@ -763,6 +915,13 @@ export type ResolversTypes = {
   Build: ResolverTypeWrapper<Partial<Build>>;
   ArtifactDeclarationInput: ResolverTypeWrapper<Partial<ArtifactDeclarationInput>>;
   CreateBuildInput: ResolverTypeWrapper<Partial<CreateBuildInput>>;
+  DateRange: ResolverTypeWrapper<Partial<DateRange>>;
+  ThreatTrendPoint: ResolverTypeWrapper<Partial<ThreatTrendPoint>>;
+  ThreatDimension: ResolverTypeWrapper<Partial<ThreatDimension>>;
+  ThreatBreakdownRow: ResolverTypeWrapper<Partial<ThreatBreakdownRow>>;
+  GradeCount: ResolverTypeWrapper<Partial<GradeCount>>;
+  BuildDay: ResolverTypeWrapper<Partial<BuildDay>>;
+  RefusalDay: ResolverTypeWrapper<Partial<RefusalDay>>;
   KeyMode: ResolverTypeWrapper<Partial<KeyMode>>;
   ApiKey: ResolverTypeWrapper<Partial<ApiKey>>;
   CreatedApiKey: ResolverTypeWrapper<Partial<CreatedApiKey>>;
@@ -821,6 +980,12 @@ export type ResolversParentTypes = {
   Build: Partial<Build>;
   ArtifactDeclarationInput: Partial<ArtifactDeclarationInput>;
   CreateBuildInput: Partial<CreateBuildInput>;
+  DateRange: Partial<DateRange>;
+  ThreatTrendPoint: Partial<ThreatTrendPoint>;
+  ThreatBreakdownRow: Partial<ThreatBreakdownRow>;
+  GradeCount: Partial<GradeCount>;
+  BuildDay: Partial<BuildDay>;
+  RefusalDay: Partial<RefusalDay>;
   ApiKey: Partial<ApiKey>;
   CreatedApiKey: Partial<CreatedApiKey>;
   CreateApiKeyInput: Partial<CreateApiKeyInput>;
@@ -862,6 +1027,8 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   auditLog?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'limit'>>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildArgs, 'id'>>;
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
+  latestGradeDistribution?: Resolver<Array<ResolversTypes['GradeCount']>, ParentType, ContextType>;
+  refusedExchanges?: Resolver<Array<ResolversTypes['RefusalDay']>, ParentType, ContextType, RequireFields<QueryRefusedExchangesArgs, 'range'>>;
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
   dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
@@ -895,6 +1062,10 @@ export type AppResolvers<ContextType = RequestContext, ParentType extends Resolv
   org?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  threatTrend?: Resolver<Array<ResolversTypes['ThreatTrendPoint']>, ParentType, ContextType, RequireFields<AppThreatTrendArgs, 'range'>>;
+  threatBreakdown?: Resolver<Array<ResolversTypes['ThreatBreakdownRow']>, ParentType, ContextType, RequireFields<AppThreatBreakdownArgs, 'range' | 'by' | 'first'>>;
+  buildTrend?: Resolver<Array<ResolversTypes['BuildDay']>, ParentType, ContextType, RequireFields<AppBuildTrendArgs, 'range'>>;
+  refusedExchanges?: Resolver<Array<ResolversTypes['RefusalDay']>, ParentType, ContextType, RequireFields<AppRefusedExchangesArgs, 'range'>>;
 };
 
 export type AttestResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AttestResult'] = ResolversParentTypes['AttestResult']> = {
@@ -965,6 +1136,42 @@ export type BuildResolvers<ContextType = RequestContext, ParentType extends Reso
   artifact?: Resolver<Maybe<ResolversTypes['Artifact']>, ParentType, ContextType>;
   scans?: Resolver<Array<ResolversTypes['BuildScanSummary']>, ParentType, ContextType>;
   provenance?: Resolver<Maybe<ResolversTypes['BuildProvenance']>, ParentType, ContextType>;
+};
+
+export type ThreatTrendPointResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ThreatTrendPoint'] = ResolversParentTypes['ThreatTrendPoint']> = {
+  day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  detection?: Resolver<ResolversTypes['Detection'], ParentType, ContextType>;
+  threats?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  events?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  devices?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ThreatBreakdownRowResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ThreatBreakdownRow'] = ResolversParentTypes['ThreatBreakdownRow']> = {
+  detection?: Resolver<Maybe<ResolversTypes['Detection']>, ParentType, ContextType>;
+  platform?: Resolver<Maybe<ResolversTypes['Platform']>, ParentType, ContextType>;
+  appVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  buildId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
+  threats?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  events?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  devices?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type GradeCountResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['GradeCount'] = ResolversParentTypes['GradeCount']> = {
+  grade?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type BuildDayResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['BuildDay'] = ResolversParentTypes['BuildDay']> = {
+  day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  builds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  grades?: Resolver<Array<ResolversTypes['GradeCount']>, ParentType, ContextType>;
+};
+
+export type RefusalDayResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RefusalDay'] = ResolversParentTypes['RefusalDay']> = {
+  day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ApiKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
@@ -1149,6 +1356,11 @@ export type Resolvers<ContextType = RequestContext> = {
   BuildScanSummary?: BuildScanSummaryResolvers<ContextType>;
   BuildProvenance?: BuildProvenanceResolvers<ContextType>;
   Build?: BuildResolvers<ContextType>;
+  ThreatTrendPoint?: ThreatTrendPointResolvers<ContextType>;
+  ThreatBreakdownRow?: ThreatBreakdownRowResolvers<ContextType>;
+  GradeCount?: GradeCountResolvers<ContextType>;
+  BuildDay?: BuildDayResolvers<ContextType>;
+  RefusalDay?: RefusalDayResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   OidcRule?: OidcRuleResolvers<ContextType>;

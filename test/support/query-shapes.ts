@@ -240,22 +240,32 @@ export function extractRepository(file: string): { indexes: DeclaredIndex[]; que
  * Whether MongoDB can answer the shape from one of the indexes without a collection scan and without sorting in
  * memory: an equality on _id; or an index whose leading fields are all bound by equality (at least the first), or
  * whose first field is ranged or sorted on, and whose following fields give the sort, in order or all reversed.
+ * Of several such indexes, the one that bounds the most of the filter (its equality prefix, then a ranged field right
+ * after it) is named, as MongoDB's planner would prefer it.
  */
 export function servedBy(shape: QueryShape, indexes: DeclaredIndex[]): string | null {
   if (shape.equality.includes('_id') && shape.sort.length === 0) return '_id_';
   const all: DeclaredIndex[] = [{ name: '_id_', keys: [['_id', 1]] }, ...indexes];
-  for (const index of all) {
+  const bounded = (index: DeclaredIndex) => {
     let i = 0;
     while (i < index.keys.length && shape.equality.includes(index.keys[i][0])) i++;
-    const sort = shape.sort.filter(([field]) => !shape.equality.includes(field) || !index.keys.slice(0, i).some(([k]) => k === field));
-    const leadsWithRangeOrSort = i === 0 && index.keys.length > 0 && (shape.range.includes(index.keys[0][0]) || sort[0]?.[0] === index.keys[0][0]);
-    if (i === 0 && !leadsWithRangeOrSort) continue;
-    if (sort.length === 0) return index.name;
-    const rest = index.keys.slice(i, i + sort.length);
-    if (rest.length !== sort.length || rest.some(([k], j) => k !== sort[j][0])) continue;
-    const same = rest.every(([, d], j) => d === sort[j][1]);
-    const reversed = rest.every(([, d], j) => d === -sort[j][1]);
-    if (same || reversed) return index.name;
-  }
-  return null;
+    return i + (i < index.keys.length && shape.range.includes(index.keys[i][0]) ? 1 : 0);
+  };
+  const candidates = all.filter((index) => servesWithoutSorting(shape, index));
+  if (candidates.length === 0) return null;
+  return candidates.reduce((best, index) => (bounded(index) > bounded(best) ? index : best)).name;
+}
+
+function servesWithoutSorting(shape: QueryShape, index: DeclaredIndex): boolean {
+  let i = 0;
+  while (i < index.keys.length && shape.equality.includes(index.keys[i][0])) i++;
+  const sort = shape.sort.filter(([field]) => !shape.equality.includes(field) || !index.keys.slice(0, i).some(([k]) => k === field));
+  const leadsWithRangeOrSort = i === 0 && index.keys.length > 0 && (shape.range.includes(index.keys[0][0]) || sort[0]?.[0] === index.keys[0][0]);
+  if (i === 0 && !leadsWithRangeOrSort) return false;
+  if (sort.length === 0) return true;
+  const rest = index.keys.slice(i, i + sort.length);
+  if (rest.length !== sort.length || rest.some(([k], j) => k !== sort[j][0])) return false;
+  const same = rest.every(([, d], j) => d === sort[j][1]);
+  const reversed = rest.every(([, d], j) => d === -sort[j][1]);
+  return same || reversed;
 }

@@ -54,3 +54,18 @@ it('serves every query of the security-event repositories from an index', () => 
   expect(threatRepos.length).toBeGreaterThan(5);
   expect(threatRepos.filter((r) => r.index === null)).toEqual([]);
 });
+
+it('serves the dashboards\' aggregate reads from the indexes meant for them (an indexed appId/action and time range)', () => {
+  const served = (where: string) => [...new Set(results.filter((r) => r.where === where).map((r) => r.index))];
+  expect(served('threats-repo.ts statsRows')).toEqual(['app_time']);
+  expect(served('threat-merges-repo.ts statsRows')).toEqual(['app_threat_time']);
+  expect(served('builds-repo.ts createdIn')).toEqual(['app_created_id']);
+  expect(served('builds-repo.ts findManyForApp')).toEqual(['_id_']);
+  expect(served('scans-repo.ts staticScansOf')).toEqual(['app_build_created_engine_id']);
+  // Of one app, and of every app: each shape has its own index, neither reads other actions' entries.
+  expect(results.filter((r) => r.where === 'audit-repo.ts refusals').map((r) => `${r.shape} -> ${r.index}`)).toEqual([
+    'find(eq: action; range: occurredAt; other: -; sort: -) -> action_time',
+    'find(eq: action,appId; range: occurredAt; other: -; sort: -) -> app_action_time',
+  ]);
+  expect(served('apps-repo.ts ids')).toEqual(['_id_']);
+});
