@@ -3,10 +3,10 @@
  * serves from memory (src/http/console.ts). Everything the page needs is in the bundle: no CDN, system fonts.
  *
  * GraphQL operations (console/operations/*.graphql, one named operation per file) become modules holding the
- * operation name and the SHA-256 of the document text. When the trusted-documents manifest
- * (src/generated/trusted-documents.json) registers the document, the module holds the hash only and the page sends
- * the persisted-query form with no `query`; otherwise it also carries the text, which the server checks against
- * the hash (Apollo's automatic persisted queries).
+ * operation name, the SHA-256 of the exact file text and the text. When the trusted-documents manifest
+ * (src/generated/trusted-documents.json) registers the document, the page sends the persisted-query form with the
+ * hash only, and the text only if a server without the manifest answers PERSISTED_QUERY_NOT_FOUND; otherwise it
+ * sends both, and the server checks the text against the hash (Apollo's automatic persisted queries).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -35,9 +35,8 @@ function operationsPlugin(): Plugin {
         const text = await fs.promises.readFile(args.path, 'utf8');
         const names = [...text.matchAll(/^\s*(query|mutation)\s+([A-Za-z_][A-Za-z0-9_]*)/gm)].map((m) => m[2]);
         if (names.length !== 1) throw new Error(`${args.path}: one named operation per file (found ${names.length})`);
-        const listed = manifest.get(text) ?? manifest.get(text.trim());
-        const hash = listed ?? createHash('sha256').update(text).digest('hex');
-        const op = { operationName: names[0], sha256Hash: hash, query: listed ? undefined : text };
+        const hash = createHash('sha256').update(text, 'utf8').digest('hex');
+        const op = { operationName: names[0], sha256Hash: hash, query: text, registered: manifest.get(text) === hash };
         return { contents: `export default ${JSON.stringify(op)};`, loader: 'js' };
       });
     },

@@ -39,16 +39,28 @@ export function whenAuthLost(fn: (error: ApiError) => void): () => void {
 }
 
 /**
- * One GraphQL operation in the persisted-query form: operation name, variables and the document's SHA-256; the
- * document text rides along only while the server's manifest does not register it (see console/build.ts).
+ * One GraphQL operation in the persisted-query form: operation name, variables and the document's SHA-256. A
+ * registered document goes by its hash alone; the text follows only if the server answers that it does not know
+ * the hash (Apollo's automatic persisted queries protocol), and always for a document the manifest lacks.
  */
 export async function run<T>(op: OperationDoc, variables: Record<string, unknown> = {}): Promise<T> {
+  if (op.registered) {
+    try {
+      return await send<T>(op, variables, false);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'PERSISTED_QUERY_NOT_FOUND')) throw error;
+    }
+  }
+  return send<T>(op, variables, true);
+}
+
+async function send<T>(op: OperationDoc, variables: Record<string, unknown>, withText: boolean): Promise<T> {
   if (!token) throw new ApiError('auth', 'Not signed in.');
   const body = {
     operationName: op.operationName,
     variables,
     extensions: { persistedQuery: { version: 1, sha256Hash: op.sha256Hash } },
-    ...(op.query ? { query: op.query } : {}),
+    ...(withText ? { query: op.query } : {}),
   };
   let res: Response;
   try {

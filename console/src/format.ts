@@ -12,9 +12,9 @@ export function daysBetween(from: string, to: string): string[] {
   return out;
 }
 
-/** The range as the API takes it: from the first day's start to the end of the last day (exclusive). */
-export function rangeVariables(range: { from: string; to: string }): { from: string; to: string } {
-  return { from: `${range.from}T00:00:00.000Z`, to: new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS).toISOString() };
+/** The range as the API takes it (DateRange): from the first day's start to the end of the last day (exclusive). */
+export function rangeVariables(range: { from: string; to: string }): { range: { from: string; to: string } } {
+  return { range: { from: `${range.from}T00:00:00.000Z`, to: new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS).toISOString() } };
 }
 
 const number = new Intl.NumberFormat('en-US');

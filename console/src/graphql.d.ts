@@ -1,5 +1,5 @@
-/** console/build.ts turns each operation file into this (the text only while the manifest lacks it). */
+/** console/build.ts turns each operation file into this; `registered`: the trusted-documents manifest lists it. */
 declare module '*.graphql' {
-  const operation: { operationName: string; sha256Hash: string; query?: string };
+  const operation: { operationName: string; sha256Hash: string; query: string; registered: boolean };
   export default operation;
 }

@@ -3,6 +3,7 @@
  * seeded data: sign-in, every view's numbers equal to the API's answers, revoke, the sign-in again after the token
  * dies, and no Content-Security-Policy violation anywhere. A screenshot of each view lands in test/artifacts/.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -10,6 +11,7 @@ import { startHarness, bearer, type Harness } from '../support/harness';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { revokeStaff } from '../../src/services/keys-service';
 import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
+import { REPO_ROOT } from '../../src/paths';
 import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
 import { seed, type Seeded } from './seed';
 
@@ -58,10 +60,11 @@ interface Session {
   problems: PageProblems;
 }
 
-async function open(token: string, hash: string): Promise<Session> {
+async function open(token: string, hash: string, before?: (page: Page) => void): Promise<Session> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const problems = await watchProblems(page);
+  before?.(page);
   await page.goto(`${h.baseUrl}/console#${hash}`);
   await page.fill('[data-control=token]', token);
   await page.click('button[type=submit]');
@@ -150,15 +153,24 @@ describe('sign-in', () => {
 });
 
 describe('views', () => {
-  it('threats: the table and tiles equal threatStats for the range', async () => {
-    const { threatStats } = await gql<{ threatStats: Array<{ day: string; detection: string; threats: number; events: number; devices: number }> }>(
+  it('threats: the table and tiles equal threatTrend for the range, asked for in the persisted-query form', async () => {
+    const { app } = await gql<{ app: { threatTrend: Array<{ day: string; detection: string; threats: number; events: number; devices: number }> } }>(
       support,
-      'query($appId: ID!, $from: DateTime!, $to: DateTime!) { threatStats(appId: $appId, from: $from, to: $to) { day detection threats events devices } }',
-      { appId: data.appId, ...apiRange() },
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { threatTrend(range: $range) { day detection threats events devices } } }',
+      { appId: data.appId, range: apiRange() },
     );
+    const threatStats = app.threatTrend;
     expect(threatStats.length).toBeGreaterThan(10);
-    const s = await open(support, route('threats'));
+    const bodies: Array<{ operationName: string; query?: string; extensions: { persistedQuery: { version: number; sha256Hash: string } } }> = [];
+    const s = await open(support, route('threats'), (page) => page.on('request', (r) => r.url().endsWith('/graphql') && bodies.push(JSON.parse(r.postData() ?? '{}'))));
     await s.page.waitForSelector('[data-table=trend]');
+    // Named operations by hash: the hash is the SHA-256 of the operation file's exact text (the trusted-document id).
+    expect(bodies.map((b) => b.operationName)).toEqual(expect.arrayContaining(['Whoami', 'ConsoleApps', 'ThreatTrend']));
+    for (const b of bodies) {
+      const file = fs.readFileSync(path.join(REPO_ROOT, 'console', 'operations', `${b.operationName}.graphql`), 'utf8');
+      expect(b.extensions.persistedQuery).toEqual({ version: 1, sha256Hash: createHash('sha256').update(file).digest('hex') });
+      if (b.query !== undefined) expect(b.query).toBe(file);
+    }
     await s.page.waitForSelector('.chart canvas');
     const rows = await s.page.$$eval('[data-table=trend] tbody tr', (trs) =>
       trs.map((tr) => ({
@@ -178,38 +190,32 @@ describe('views', () => {
     await clean(s);
   });
 
-  it('top detections: each group equals the threats the API lists for the range', async () => {
-    const all: Array<{ detection: string; appVersion: string | null; buildId: string | null; count: number }> = [];
-    let cursor: string | null = null;
-    do {
-      const page: { threats: { data: typeof all; nextCursor: string | null } } = await gql(
-        support,
-        'query($appId: ID!, $from: DateTime!, $to: DateTime!, $cursor: String) { threats(appId: $appId, filter: { from: $from, to: $to }, limit: 100, cursor: $cursor) { data { detection appVersion buildId count } nextCursor } }',
-        { appId: data.appId, ...apiRange(), cursor },
-      );
-      all.push(...page.threats.data);
-      cursor = page.threats.nextCursor;
-    } while (cursor);
-    const expected = new Map<string, { threats: number; events: number }>();
-    for (const t of all) {
-      const k = `${t.detection}|${t.appVersion ?? ''}|${t.buildId ?? ''}`;
-      const g = expected.get(k) ?? { threats: 0, events: 0 };
-      g.threats += 1;
-      g.events += t.count;
-      expected.set(k, g);
-    }
+  it('top detections: each row equals threatBreakdown by detection, app version and build', async () => {
+    const { app } = await gql<{ app: { threatBreakdown: Array<{ detection: string; appVersion: string | null; buildId: string | null; threats: number; events: number; devices: number }> } }>(
+      support,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { threatBreakdown(range: $range, by: [detection, appVersion, buildId], first: 50) { detection appVersion buildId threats events devices } } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    expect(app.threatBreakdown.length).toBeGreaterThan(3);
     const s = await open(support, route('top'));
     await s.page.waitForSelector('[data-table=top]');
     const rows = await s.page.$$eval('[data-table=top] tbody tr', (trs) =>
       trs.map((tr) => ({
-        key: `${tr.getAttribute('data-detection')}|${tr.getAttribute('data-version')}|${tr.getAttribute('data-build')}`,
+        detection: tr.getAttribute('data-detection'),
+        appVersion: tr.getAttribute('data-version') || null,
+        buildId: tr.getAttribute('data-build') || null,
         threats: Number(tr.querySelector('[data-field=threats]')?.textContent?.replace(/,/g, '')),
         events: Number(tr.querySelector('[data-field=events]')?.textContent?.replace(/,/g, '')),
+        devices: Number(tr.querySelector('[data-field=devices]')?.textContent?.replace(/,/g, '')),
       })),
     );
-    expect(new Map(rows.map((r) => [r.key, { threats: r.threats, events: r.events }]))).toEqual(expected);
-    expect(rows.map((r) => r.threats)).toEqual([...rows.map((r) => r.threats)].sort((a, b) => b - a)); // biggest first
-    expect(rows.some((r) => r.key.endsWith(`|2.4.1|${data.builds.risky}`))).toBe(true);
+    expect(rows).toEqual(app.threatBreakdown); // same rows, same order (biggest first)
+    expect(rows.some((r) => r.appVersion === '2.4.1' && r.buildId === data.builds.risky)).toBe(true);
+    // A build links to its findings.
+    await s.page.click(`[data-build="${data.builds.risky}"] button.link`);
+    await s.page.waitForSelector(`[data-panel=finding]`);
+    await s.page.goBack();
+    await s.page.waitForSelector('[data-table=top]');
     await screenshot(s.page, 'console-top-detections');
     await clean(s);
   });
@@ -220,8 +226,24 @@ describe('views', () => {
       'query($appId: ID!) { builds(appId: $appId, limit: 15) { id scans { id engine grade } } }',
       { appId: data.appId },
     );
+    const trend = await gql<{ app: { buildTrend: Array<{ day: string; builds: number; grades: Array<{ grade: string; count: number }> }> }; latestGradeDistribution: Array<{ grade: string; count: number }> }>(
+      support,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { buildTrend(range: $range) { day builds grades { grade count } } } latestGradeDistribution { grade count } }',
+      { appId: data.appId, range: apiRange() },
+    );
     const s = await open(support, route('builds'));
     await s.page.waitForSelector('[data-table=builds]');
+    await s.page.waitForSelector('[data-table=build-trend]');
+    const trendRows = await s.page.$$eval('[data-table=build-trend] tr', (trs) =>
+      trs.map((tr) => ({
+        day: tr.getAttribute('data-day'),
+        builds: Number(tr.querySelector('[data-field=builds]')?.textContent),
+        grades: [...tr.querySelectorAll('[data-grade]')].map((g) => ({ grade: g.getAttribute('data-grade'), count: Number((g.textContent ?? '').replace(/^\D*\s/, '').trim()) })),
+      })),
+    );
+    expect(trendRows).toEqual([...trend.app.buildTrend].reverse());
+    const fleet = await s.page.$$eval('[data-panel=fleet] [data-grade]', (els) => els.map((e) => ({ grade: e.getAttribute('data-grade'), count: Number(e.querySelector('[data-field=count]')?.textContent) })));
+    expect(fleet).toEqual(trend.latestGradeDistribution);
     expect(await s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-build')))).toEqual(builds.map((b) => b.id));
     for (const b of builds) {
       const scan = b.scans.find((x) => x.engine === 'static') ?? b.scans.find((x) => x.engine === 'preview');
@@ -242,19 +264,15 @@ describe('views', () => {
     await clean(s);
   });
 
-  it('refused exchanges: per day and reason equal the oidc.denied audit entries, with the failed checks', async () => {
-    const { auditEvents } = await gql<{ auditEvents: { data: Array<{ occurredAt: string; reason: string; count: number | null }> } }>(
+  it('refused exchanges: per day and reason equal refusedExchanges, and the latest entries show the failed checks', async () => {
+    const { app } = await gql<{ app: { refusedExchanges: Array<{ day: string; reason: string; count: number }> } }>(
       support,
-      'query($appId: ID!) { auditEvents(appId: $appId, action: "oidc.denied", limit: 100) { data { occurredAt reason count } } }',
-      { appId: data.appId },
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { refusedExchanges(range: $range) { day reason count } } }',
+      { appId: data.appId, range: apiRange() },
     );
-    const expected = new Map<string, number>();
-    for (const e of auditEvents.data) {
-      const k = `${e.occurredAt.slice(0, 10)} ${e.reason}`;
-      expected.set(k, (expected.get(k) ?? 0) + (e.count ?? 1));
-    }
-    expect(new Set([...expected.keys()].map((k) => k.split(' ')[1]))).toEqual(new Set(['malformed', 'not_trusted', 'pull_request']));
-    expect(new Set([...expected.keys()].map((k) => k.split(' ')[0])).size).toBe(3);
+    const expected = new Map(app.refusedExchanges.map((r) => [`${r.day} ${r.reason}`, r.count]));
+    expect(new Set(app.refusedExchanges.map((r) => r.reason))).toEqual(new Set(['malformed', 'not_trusted', 'pull_request']));
+    expect(new Set(app.refusedExchanges.map((r) => r.day)).size).toBe(3);
     const s = await open(support, route('refused'));
     await s.page.waitForSelector('[data-table=refusals]');
     const cells = await s.page.$$eval('[data-table=refusals] tbody td[data-reason]', (tds) =>

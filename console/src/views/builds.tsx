@@ -1,7 +1,8 @@
 import LatestBuilds from '../../operations/LatestBuilds.graphql';
 import BuildFindings from '../../operations/BuildFindings.graphql';
+import BuildTrend from '../../operations/BuildTrend.graphql';
 import { run } from '../api';
-import { ago, bytes, n, when } from '../format';
+import { ago, bytes, n, rangeVariables, when } from '../format';
 import { Async, Empty, Grade, Panel, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
@@ -46,6 +47,69 @@ interface Scan {
 /** The static scan when there is one (it read the package), else the preview. */
 const bestScan = (b: Build): ScanSummary | undefined => b.scans.find((s) => s.engine === 'static') ?? b.scans.find((s) => s.engine === 'preview');
 
+interface GradeCount {
+  grade: string;
+  count: number;
+}
+
+/** Builds per day in the range with their grades, and the grade of every app's latest build. */
+function BuildTrendPanel({ appId, range }: ViewProps) {
+  const [state, reload] = useQuery(`buildtrend:${appId}:${range.from}:${range.to}`, () =>
+    run<{ app: { buildTrend: Array<{ day: string; builds: number; grades: GradeCount[] }> } | null; latestGradeDistribution: GradeCount[] }>(BuildTrend, { appId, ...rangeVariables(range) }),
+  );
+  return (
+    <Async state={state} what="the build trend" retry={reload}>
+      {(data) => {
+        const days = [...(data.app?.buildTrend ?? [])].reverse();
+        const fleet = data.latestGradeDistribution;
+        const fleetTotal = fleet.reduce((s, g) => s + g.count, 0);
+        return (
+          <div class="split split-even">
+            <Panel title="Builds per day" id="build-trend" subtitle={`${range.from} to ${range.to}, grades of their latest static scans`}>
+              {days.length === 0 ? (
+                <Empty title="No build registered in this range." />
+              ) : (
+                <table class="table" data-table="build-trend">
+                  <tbody>
+                    {days.map((d) => (
+                      <tr data-day={d.day}>
+                        <td class="mono">{d.day}</td>
+                        <td class="num" data-field="builds">{n(d.builds)}</td>
+                        <td class="grade-strip">
+                          {d.grades.map((g) => (
+                            <span data-grade={g.grade}>
+                              <Grade grade={g.grade === 'none' ? null : g.grade} title={g.grade === 'none' ? 'not scanned yet' : undefined} /> {n(g.count)}
+                            </span>
+                          ))}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </Panel>
+            <Panel title="Latest build of every app" id="fleet" subtitle={`${n(fleetTotal)} apps with a build, by the grade of their newest one`}>
+              {fleet.length === 0 ? (
+                <Empty title="No app has a build yet." />
+              ) : (
+                <div class="fleet">
+                  {fleet.map((g) => (
+                    <div class="fleet-cell" data-grade={g.grade}>
+                      <Grade grade={g.grade === 'none' ? null : g.grade} />
+                      <b data-field="count">{n(g.count)}</b>
+                      <span class="muted">{g.grade === 'none' ? 'not scanned' : `grade ${g.grade}`}</span>
+                    </div>
+                  ))}
+                </div>
+              )}
+            </Panel>
+          </div>
+        );
+      }}
+    </Async>
+  );
+}
+
 export function BuildsView(props: ViewProps) {
   const { appId } = props;
   const [state, reload] = useQuery(`builds:${appId}`, () => run<{ builds: Build[] }>(LatestBuilds, { appId }).then((d) => d.builds));
@@ -54,6 +118,8 @@ export function BuildsView(props: ViewProps) {
       {(builds) => {
         const open = props.build ? builds.find((b) => b.id === props.build) : undefined;
         return (
+          <>
+          <BuildTrendPanel {...props} />
           <div class={open ? 'split' : ''}>
             <BuildList builds={builds} {...props} />
             {props.build ? open ? <BuildDetail build={open} close={() => props.navigate({ view: 'builds', build: null })} /> : (
@@ -62,6 +128,7 @@ export function BuildsView(props: ViewProps) {
               </Panel>
             ) : null}
           </div>
+          </>
         );
       }}
     </Async>

@@ -1,6 +1,6 @@
 import RefusedExchanges from '../../operations/RefusedExchanges.graphql';
 import { run } from '../api';
-import { daysBetween, isoDay, label, n, rangeVariables, when } from '../format';
+import { ago, daysBetween, label, n, rangeVariables, when } from '../format';
 import { Async, Empty, Panel, Stat, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
@@ -49,39 +49,24 @@ export const REASONS: Record<string, string> = {
   jwks_unavailable: "GitHub's key set could not be read at the time: retry the job.",
 };
 
-/** Pages of 50 entries read at most: the range's older entries beyond that are left out, and the page says so. */
-const MAX_PAGES = 10;
-
-async function load(appId: string, range: ViewProps['range']) {
-  const { from, to } = rangeVariables(range);
-  const entries: Denied[] = [];
-  let rules: Rule[] = [];
-  let cursor: string | null = null;
-  let truncated = false;
-  for (let page = 0; ; page++) {
-    const data: { auditEvents: { data: Denied[]; hasMore: boolean; nextCursor: string | null }; oidcRules: Rule[] } = await run(RefusedExchanges, { appId, cursor });
-    rules = data.oidcRules;
-    entries.push(...data.auditEvents.data.filter((e) => e.occurredAt >= from && e.occurredAt < to));
-    const oldest = data.auditEvents.data[data.auditEvents.data.length - 1];
-    cursor = data.auditEvents.hasMore && oldest && oldest.occurredAt >= from ? data.auditEvents.nextCursor : null;
-    if (!cursor) break;
-    if (page + 1 >= MAX_PAGES) {
-      truncated = true;
-      break;
-    }
-  }
-  return { entries, rules, truncated };
+interface RefusalDay {
+  day: string;
+  reason: string;
+  count: number;
 }
 
-/** Per UTC day and reason: refusals (an entry counts `count` refusals of one token or one reason and minute). */
-export function refusalsPerDay(entries: Denied[]): Map<string, Map<string, number>> {
+async function load(appId: string, range: ViewProps['range']) {
+  const data = await run<{ app: { refusedExchanges: RefusalDay[] } | null; auditEvents: { data: Denied[] }; oidcRules: Rule[] }>(RefusedExchanges, { appId, ...rangeVariables(range) });
+  return { days: data.app?.refusedExchanges ?? [], entries: data.auditEvents.data, rules: data.oidcRules };
+}
+
+/** reason -> day -> refusals. */
+export function refusalsPerDay(days: RefusalDay[]): Map<string, Map<string, number>> {
   const byReason = new Map<string, Map<string, number>>();
-  for (const e of entries) {
-    const reason = e.reason ?? 'unknown';
-    const days = byReason.get(reason) ?? new Map<string, number>();
-    const day = isoDay(new Date(e.occurredAt));
-    days.set(day, (days.get(day) ?? 0) + (e.count ?? 1));
-    byReason.set(reason, days);
+  for (const d of days) {
+    const row = byReason.get(d.reason) ?? new Map<string, number>();
+    row.set(d.day, (row.get(d.day) ?? 0) + d.count);
+    byReason.set(d.reason, row);
   }
   return byReason;
 }
@@ -91,8 +76,8 @@ export function RefusedView({ appId, range }: ViewProps) {
   const [state, reload] = useQuery(`refused:${appId}:${range.from}:${range.to}`, () => load(appId, range));
   return (
     <Async state={state} what="refused exchanges" retry={reload}>
-      {({ entries, rules, truncated }) => {
-        const matrix = refusalsPerDay(entries);
+      {({ days: perDay, entries, rules }) => {
+        const matrix = refusalsPerDay(perDay);
         const reasons = [...matrix.entries()].map(([r, days]) => [r, [...days.values()].reduce((a, b) => a + b, 0)] as const).sort((a, b) => b[1] - a[1]);
         const days = daysBetween(range.from, range.to).reverse().filter((d) => reasons.some(([r]) => matrix.get(r)?.has(d)));
         const total = reasons.reduce((s, [, c]) => s + c, 0);
@@ -101,10 +86,10 @@ export function RefusedView({ appId, range }: ViewProps) {
             <div class="stats">
               <Stat id="refusals" label="Refused exchanges" value={n(total)} hint={`${range.from} to ${range.to}`} />
               <Stat id="reason" label="Main reason" value={reasons[0] ? label(reasons[0][0]) : 'none'} hint={reasons[0] ? `${n(reasons[0][1])} refusals` : 'no refusal'} />
-              <Stat id="last" label="Last refusal" value={entries[0] ? when(entries[0].occurredAt).slice(5, 16) : '—'} hint={entries[0]?.subject ?? ''} />
+              <Stat id="last" label="Last refusal" value={entries[0] ? when(entries[0].occurredAt).slice(5, 16) : 'never'} hint={entries[0] ? `${label(entries[0].reason ?? 'unknown')}, ${ago(entries[0].occurredAt)}` : 'no oidc.denied entry'} />
               <Stat id="rules" label="Trust rules" value={n(rules.length)} hint={rules.length ? 'on this app' : 'none: every exchange is refused'} />
             </div>
-            <Panel title="Refused exchanges per day and reason" id="refusals" subtitle={truncated ? <Tag tone="warn">newest {n(entries.length)} entries only</Tag> : 'UTC days; an empty day had no refusal'}>
+            <Panel title="Refused exchanges per day and reason" id="refusals" subtitle="UTC days with at least one refusal, newest first">
               {total === 0 ? (
                 <Empty title="No refused exchange in this range.">
                   If CI still cannot get a token, the request may not reach the service: check the job asks for id-token: write and posts to /v1/auth/oidc with this app's id.
@@ -149,9 +134,9 @@ export function RefusedView({ appId, range }: ViewProps) {
               )}
             </Panel>
             <div class="split split-even">
-              <Panel title="Latest refusals" id="denied" subtitle="oidc.denied audit entries, newest first">
+              <Panel title="Latest refusals" id="denied" subtitle="the newest oidc.denied audit entries, whatever the range">
                 {entries.length === 0 ? (
-                  <Empty title="No oidc.denied entry in this range." />
+                  <Empty title="No exchange of this app was ever refused." />
                 ) : (
                   <ul class="denied">
                     {entries.slice(0, 12).map((e) => (

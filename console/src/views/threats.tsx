@@ -18,7 +18,7 @@ interface Point {
 /** Threats per detection per day, and the events behind them against the distinct devices that sent them. */
 export function ThreatsView({ appId, range }: ViewProps) {
   const [state, reload] = useQuery(`trend:${appId}:${range.from}:${range.to}`, () =>
-    run<{ threatStats: Point[] }>(ThreatTrend, { appId, ...rangeVariables(range) }).then((d) => d.threatStats),
+    run<{ app: { threatTrend: Point[] } | null }>(ThreatTrend, { appId, ...rangeVariables(range) }).then((d) => d.app?.threatTrend ?? []),
   );
   return (
     <Async state={state} what="the threat trend" retry={reload}>
