@@ -1,26 +1,23 @@
-import { execute as executeGraphql, parse, type DocumentNode } from 'graphql';
+import { execute as executeGraphql } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { RequestContext } from '../src/context';
 import { isDomainError } from '../src/errors';
 
-/** A parsed GraphQL document with the types of its result and variables (checked where it is executed). */
-export interface TypedDocument<TData, TVariables> {
-  readonly ast: DocumentNode;
-  readonly __types?: { data: TData; variables: TVariables };
-}
-
-export function gqlDocument<TData, TVariables = Record<string, never>>(source: string): TypedDocument<TData, TVariables> {
-  return { ast: parse(source) };
-}
-
 /**
  * Executes a document against the schema in-process, with the request's own context: no HTTP hop back into the
- * server. A domain error raised by a service comes back out as itself, so the REST edge can map it to a problem.
+ * server. Documents are the typed ones graphql-codegen compiles from rest/operations/*.graphql (validated against
+ * the schema there), so result and variables are checked where they are used. A domain error raised by a service
+ * comes back out as itself, so the REST edge can map it to a problem.
  */
-export async function execute<TData, TVariables>(ctx: RequestContext, doc: TypedDocument<TData, TVariables>, variables: TVariables): Promise<TData> {
+export async function execute<TData, TVariables extends Record<string, unknown>>(
+  ctx: RequestContext,
+  document: TypedDocumentNode<TData, TVariables>,
+  variables: TVariables,
+): Promise<TData> {
   const result = await executeGraphql({
     schema: ctx.deps.schema,
-    document: doc.ast,
-    variableValues: variables as Record<string, unknown>,
+    document,
+    variableValues: variables,
     contextValue: ctx,
   });
   const error = result.errors?.[0];

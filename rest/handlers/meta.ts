@@ -1,12 +1,10 @@
 import type { Handler } from '../handler';
 import { loadSpec } from '../spec';
-import { execute, gqlDocument } from '../execute';
-import type { Whoami } from '../../src/generated/graphql';
-
-const WHOAMI = gqlDocument<{ whoami: Whoami }>(`query Whoami { whoami { appId plan scopes auth expiresAt } }`);
+import { execute } from '../execute';
+import { WhoamiDocument } from '../../src/generated/rest-operations';
 
 export const whoami: Handler = async (_req, res, ctx) => {
-  const { whoami } = await execute(ctx, WHOAMI, {});
+  const { whoami } = await execute(ctx, WhoamiDocument, {});
   res.status(200).json(whoami);
 };
 

@@ -1,44 +1,20 @@
 import type { Handler } from '../handler';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
-import { execute, gqlDocument } from '../execute';
+import { execute } from '../execute';
 import { pathParams, queryParams } from '../request';
 import type { components } from '../../src/generated/openapi';
-import type {
-  AttestInput,
-  AttestResult,
-  IngestResult,
-  MutationIngestEventsArgs,
-  QueryThreatsArgs,
-  Threat as GqlThreat,
-  ThreatPage,
-} from '../../src/generated/graphql';
+import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detection, type ThreatsQuery } from '../../src/generated/rest-operations';
 
 type RestThreat = components['schemas']['Threat'];
 type EventBatch = components['schemas']['EventBatch'];
 type AttestRequest = components['schemas']['AttestRequest'];
 
-const THREATS = gqlDocument<{ threats: ThreatPage }, QueryThreatsArgs>(
-  `query Threats($appId: ID!, $filter: ThreatFilter, $limit: Int, $cursor: String) {
-    threats(appId: $appId, filter: $filter, limit: $limit, cursor: $cursor) {
-      data { id detection verdict confidence action signals platform appVersion buildId occurredAt lastOccurredAt count }
-      hasMore
-      nextCursor
-    }
-  }`,
-);
-
-const INGEST = gqlDocument<{ ingestEvents: IngestResult }, MutationIngestEventsArgs>(
-  `mutation IngestEvents($events: [SecurityEventInput!]!) { ingestEvents(events: $events) { accepted duplicates } }`,
-);
-
-const VERIFY = gqlDocument<{ verifyAttest: AttestResult }, { input: AttestInput }>(
-  `mutation VerifyAttest($input: AttestInput!) { verifyAttest(input: $input) { valid verdict reasons engine } }`,
-);
+type ListedThreat = ThreatsQuery['threats']['data'][number];
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
-function toRest(t: GqlThreat): RestThreat {
+function toRest(t: ListedThreat): RestThreat {
   return {
     id: t.id,
     detection: t.detection,
@@ -56,8 +32,8 @@ function toRest(t: GqlThreat): RestThreat {
 }
 
 export const listThreats: Handler = async (req, res, ctx) => {
-  const query = queryParams<{ limit?: number; cursor?: string; detection?: GqlThreat['detection'] }>(req);
-  const { threats } = await execute(ctx, THREATS, {
+  const query = queryParams<{ limit?: number; cursor?: string; detection?: Detection }>(req);
+  const { threats } = await execute(ctx, ThreatsDocument, {
     appId: pathParams(req).id,
     filter: query.detection ? { detection: query.detection } : null,
     limit: query.limit ?? 25,
@@ -69,7 +45,7 @@ export const listThreats: Handler = async (req, res, ctx) => {
 /** Device ids travel in the variables only: nothing here logs them, and no response carries them. */
 export const ingestEvents: Handler = async (req, res, ctx) => {
   const body = req.body as EventBatch;
-  const { ingestEvents } = await execute(ctx, INGEST, {
+  const { ingestEvents } = await execute(ctx, IngestEventsDocument, {
     events: body.events.map((e) => ({
       detection: e.detection,
       verdict: e.verdict,
@@ -89,7 +65,7 @@ export const ingestEvents: Handler = async (req, res, ctx) => {
 
 export const verifyAttest: Handler = async (req, res, ctx) => {
   const body = req.body as AttestRequest;
-  const { verifyAttest } = await execute(ctx, VERIFY, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
+  const { verifyAttest } = await execute(ctx, VerifyAttestDocument, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
   res.status(200).json({ valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
 };
 

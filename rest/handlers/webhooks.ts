@@ -1,19 +1,7 @@
 import type { Handler } from '../handler';
-import { execute, gqlDocument } from '../execute';
+import { execute } from '../execute';
 import { pathParams } from '../request';
-import type { CreateWebhookInput, CreatedWebhook, MutationCreateWebhookArgs, MutationDeleteWebhookArgs, QueryWebhooksArgs, Webhook } from '../../src/generated/graphql';
-
-const WEBHOOK_FIELDS = 'id appId url events minVerdict spikeThreshold gradeBelow createdAt deliveries { id type status attempts nextAttemptAt lastResponseStatus createdAt }';
-
-const CREATE = gqlDocument<{ createWebhook: CreatedWebhook }, MutationCreateWebhookArgs>(
-  `mutation CreateWebhook($appId: ID!, $input: CreateWebhookInput!) { createWebhook(appId: $appId, input: $input) { secret webhook { ${WEBHOOK_FIELDS} } } }`,
-);
-
-const LIST = gqlDocument<{ webhooks: Webhook[] }, QueryWebhooksArgs>(`query Webhooks($appId: ID!) { webhooks(appId: $appId) { ${WEBHOOK_FIELDS} } }`);
-
-const DELETE = gqlDocument<{ deleteWebhook: boolean }, MutationDeleteWebhookArgs>(
-  `mutation DeleteWebhook($appId: ID!, $webhookId: ID!) { deleteWebhook(appId: $appId, webhookId: $webhookId) }`,
-);
+import { CreateWebhookDocument, DeleteWebhookDocument, WebhooksDocument, type CreateWebhookInput } from '../../src/generated/rest-operations';
 
 export const createWebhook: Handler = async (req, res, ctx) => {
   const body = req.body as CreateWebhookInput;
@@ -25,18 +13,18 @@ export const createWebhook: Handler = async (req, res, ctx) => {
     gradeBelow: body.gradeBelow ?? null,
     secret: body.secret ?? null,
   };
-  const { createWebhook } = await execute(ctx, CREATE, { appId: pathParams(req).id, input });
+  const { createWebhook } = await execute(ctx, CreateWebhookDocument, { appId: pathParams(req).id, input });
   res.setHeader('Cache-Control', 'no-store'); // carries the signing secret
   res.status(201).json({ ...createWebhook.webhook, secret: createWebhook.secret });
 };
 
 export const listWebhooks: Handler = async (req, res, ctx) => {
-  const { webhooks } = await execute(ctx, LIST, { appId: pathParams(req).id });
+  const { webhooks } = await execute(ctx, WebhooksDocument, { appId: pathParams(req).id });
   res.status(200).json({ data: webhooks });
 };
 
 export const deleteWebhook: Handler = async (req, res, ctx) => {
   const params = pathParams(req);
-  await execute(ctx, DELETE, { appId: params.id, webhookId: params.webhookId });
+  await execute(ctx, DeleteWebhookDocument, { appId: params.id, webhookId: params.webhookId });
   res.status(204).end();
 };

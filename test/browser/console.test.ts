@@ -166,11 +166,15 @@ describe('views', () => {
     await s.page.waitForSelector('[data-table=trend]');
     // Named operations by hash: the hash is the SHA-256 of the operation file's exact text (the trusted-document id).
     expect(bodies.map((b) => b.operationName)).toEqual(expect.arrayContaining(['Whoami', 'ConsoleApps', 'ThreatTrend']));
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'src', 'generated', 'trusted-documents.json'), 'utf8')) as Record<string, string>;
     for (const b of bodies) {
       const file = fs.readFileSync(path.join(REPO_ROOT, 'console', 'operations', `${b.operationName}.graphql`), 'utf8');
-      expect(b.extensions.persistedQuery).toEqual({ version: 1, sha256Hash: createHash('sha256').update(file).digest('hex') });
-      if (b.query !== undefined) expect(b.query).toBe(file);
+      const hash = createHash('sha256').update(file).digest('hex');
+      expect(b.extensions.persistedQuery).toEqual({ version: 1, sha256Hash: hash });
+      expect(manifest[`sha256:${hash}`]).toBe(file); // registered, so...
+      if (b.query !== undefined) expect(b.query).toBe(file); // (the text only as the answer to PERSISTED_QUERY_NOT_FOUND)
     }
+    for (const name of ['Whoami', 'ConsoleApps', 'ThreatTrend']) expect(bodies.find((b) => b.operationName === name)?.query).toBeUndefined(); // ...sent by hash alone first
     await s.page.waitForSelector('.chart canvas');
     const rows = await s.page.$$eval('[data-table=trend] tbody tr', (trs) =>
       trs.map((tr) => ({
@@ -319,7 +323,7 @@ describe('views', () => {
     await s.page.click(`${row} button`);
     await s.page.click('dialog[open] [data-confirm]');
     await s.page.waitForSelector('.notice');
-    await s.page.waitForFunction(`document.querySelector('${row} [data-field=status]')?.textContent.includes('revoked')`);
+    await s.page.locator(`${row} [data-field=status]`, { hasText: 'revoked' }).waitFor();
     expect(await s.page.$(`${row} button`)).toBeNull();
     expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(401);
     const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
@@ -332,8 +336,9 @@ describe('views', () => {
     const s = await open(support, route('threats', {}, data.quietAppId));
     for (const view of ['threats', 'top', 'builds', 'refused', 'keys']) {
       await s.page.click(`[data-view=${view}]`);
+      // Every panel done loading, and an empty state where data would be.
       await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
-      expect(await s.page.$('.main .loading')).toBeNull();
+      await s.page.waitForSelector('.main .loading', { state: 'detached' });
       expect(await s.page.$('.main .error')).toBeNull();
       if (view === 'threats' || view === 'refused') await screenshot(s.page, `console-empty-${view}`);
     }
