@@ -1,6 +1,4 @@
-import type Operation from '../operations/Whoami.graphql';
-
-export type OperationDoc = typeof Operation;
+import type { Operation } from './operations';
 
 /** What went wrong with a request, in the words the console shows (with the request id support quotes). */
 export class ApiError extends Error {
@@ -43,18 +41,18 @@ export function whenAuthLost(fn: (error: ApiError) => void): () => void {
  * registered document goes by its hash alone; the text follows only if the server answers that it does not know
  * the hash (Apollo's automatic persisted queries protocol), and always for a document the manifest lacks.
  */
-export async function run<T>(op: OperationDoc, variables: Record<string, unknown> = {}): Promise<T> {
+export async function run<T, V>(op: Operation<T, V>, variables: V): Promise<T> {
   if (op.registered) {
     try {
-      return await send<T>(op, variables, false);
+      return await send(op, variables, false);
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'PERSISTED_QUERY_NOT_FOUND')) throw error;
     }
   }
-  return send<T>(op, variables, true);
+  return send(op, variables, true);
 }
 
-async function send<T>(op: OperationDoc, variables: Record<string, unknown>, withText: boolean): Promise<T> {
+async function send<T, V>(op: Operation<T, V>, variables: V, withText: boolean): Promise<T> {
   if (!token) throw new ApiError('auth', 'Not signed in.');
   const body = {
     operationName: op.operationName,

@@ -1,5 +1,5 @@
+import { ConsoleApps } from './operations';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import ConsoleApps from '../operations/ConsoleApps.graphql';
 import { run, setToken, whenAuthLost, ApiError } from './api';
 import { span } from './format';
 import { parseRoute, routeHash, type Route, VIEWS } from './route';
@@ -13,12 +13,6 @@ import { ThreatsView } from './views/threats';
 import { TopDetectionsView } from './views/top-detections';
 import type { ViewProps } from './views/types';
 
-interface AppRow {
-  id: string;
-  name: string;
-  plan: string;
-  org: string;
-}
 
 export function App() {
   const [identity, setIdentity] = useState<Identity | null>(null);
@@ -76,7 +70,7 @@ function useRoute(): [Route, (r: Partial<Route>) => void] {
 
 function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
   const [route, go] = useRoute();
-  const [apps, reloadApps] = useQuery('apps', () => run<{ apps: AppRow[] }>(ConsoleApps).then((d) => d.apps));
+  const [apps, reloadApps] = useQuery('apps', () => run(ConsoleApps, {}).then((d) => d.apps));
   const list = apps.status === 'done' ? apps.data : [];
   const appId = route.app && list.some((a) => a.id === route.app) ? route.app : (list[0]?.id ?? null);
   const left = Math.max(0, Math.round((Date.parse(identity.expiresAt) - Date.now()) / 1000));

@@ -1,14 +1,9 @@
+import { Whoami, type Types } from './operations';
 import { useState } from 'preact/hooks';
-import Whoami from '../operations/Whoami.graphql';
 import { ApiError, run, setToken } from './api';
 import { ErrorBox } from './ui';
 
-export interface Identity {
-  id: string;
-  role: 'support' | 'admin';
-  name: string | null;
-  expiresAt: string;
-}
+export type Identity = Types.WhoamiQuery['staffWhoami'];
 
 const TOKEN = /^stf_[A-Za-z0-9]+_[A-Za-z0-9_-]+$/;
 
@@ -28,7 +23,7 @@ export function SignIn(props: { notice: string | null; signedIn(who: Identity): 
     setError(null);
     setToken(token);
     try {
-      const who = await run<{ staffWhoami: Identity }>(Whoami);
+      const who = await run(Whoami, {});
       setValue('');
       props.signedIn(who.staffWhoami);
     } catch (err) {

@@ -1,61 +1,27 @@
-import LatestBuilds from '../../operations/LatestBuilds.graphql';
-import BuildFindings from '../../operations/BuildFindings.graphql';
-import BuildTrend from '../../operations/BuildTrend.graphql';
+import { LatestBuilds, BuildFindings, BuildTrend, type Types } from '../operations';
 import { run } from '../api';
 import { ago, bytes, n, rangeVariables, when } from '../format';
 import { Async, Empty, Grade, Panel, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-interface ScanSummary {
-  id: string;
-  engine: 'preview' | 'static';
-  grade: string;
-  score: number;
-}
+type ScanSummary = Build['scans'][number];
 
-interface Build {
-  id: string;
-  platform: string;
-  version: string;
-  commit: string | null;
-  createdAt: string;
-  artifact: { status: string; sizeBytes: number } | null;
-  scans: ScanSummary[];
-  provenance: { repository: string | null; workflowRef: string | null; ref: string | null; runId: string | null } | null;
-}
+type Build = Types.LatestBuildsQuery['builds'][number];
 
-interface Finding {
-  id: string;
-  severity: 'low' | 'medium' | 'high' | 'critical';
-  title: string;
-  detail: string;
-  fix: string;
-}
+type Finding = Scan['findings'][number];
 
-interface Scan {
-  id: string;
-  buildId: string | null;
-  engine: string;
-  grade: string;
-  score: number;
-  createdAt: string;
-  target: { platform: string; name: string; version: string | null };
-  findings: Finding[];
-}
+type Scan = NonNullable<Types.BuildFindingsQuery['scan']>;
 
 /** The static scan when there is one (it read the package), else the preview. */
 const bestScan = (b: Build): ScanSummary | undefined => b.scans.find((s) => s.engine === 'static') ?? b.scans.find((s) => s.engine === 'preview');
 
-interface GradeCount {
-  grade: string;
-  count: number;
-}
+type GradeCount = Types.BuildTrendQuery['latestGradeDistribution'][number];
 
 /** Builds per day in the range with their grades, and the grade of every app's latest build. */
 function BuildTrendPanel({ appId, range }: ViewProps) {
   const [state, reload] = useQuery(`buildtrend:${appId}:${range.from}:${range.to}`, () =>
-    run<{ app: { buildTrend: Array<{ day: string; builds: number; grades: GradeCount[] }> } | null; latestGradeDistribution: GradeCount[] }>(BuildTrend, { appId, ...rangeVariables(range) }),
+    run(BuildTrend, { appId, ...rangeVariables(range) }),
   );
   return (
     <Async state={state} what="the build trend" retry={reload}>
@@ -112,7 +78,7 @@ function BuildTrendPanel({ appId, range }: ViewProps) {
 
 export function BuildsView(props: ViewProps) {
   const { appId } = props;
-  const [state, reload] = useQuery(`builds:${appId}`, () => run<{ builds: Build[] }>(LatestBuilds, { appId }).then((d) => d.builds));
+  const [state, reload] = useQuery(`builds:${appId}`, () => run(LatestBuilds, { appId }).then((d) => d.builds));
   return (
     <Async state={state} what="builds" retry={reload}>
       {(builds) => {
@@ -215,7 +181,7 @@ const SEVERITIES: Finding['severity'][] = ['critical', 'high', 'medium', 'low'];
 
 function BuildDetail({ build, close }: { build: Build; close: () => void }) {
   const scan = bestScan(build);
-  const [state, reload] = useQuery(`scan:${scan?.id ?? 'none'}`, () => (scan ? run<{ scan: Scan | null }>(BuildFindings, { scanId: scan.id }).then((d) => d.scan) : Promise.resolve(null)));
+  const [state, reload] = useQuery(`scan:${scan?.id ?? 'none'}`, () => (scan ? run(BuildFindings, { scanId: scan.id }).then((d) => d.scan) : Promise.resolve(null)));
   return (
     <Panel
       title={`Build ${build.version} · ${build.platform}`}

@@ -1,21 +1,12 @@
+import { AppKeys, RevokeKey, type Types } from '../operations';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import AppKeys from '../../operations/AppKeys.graphql';
-import RevokeKey from '../../operations/RevokeKey.graphql';
 import { ApiError, run } from '../api';
 import { ago, when } from '../format';
 import { Async, Empty, ErrorBox, Panel, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-interface Key {
-  id: string;
-  name: string | null;
-  mode: 'live' | 'test';
-  scopes: string[];
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+type Key = NonNullable<Types.AppKeysQuery['app']>['apiKeys'][number];
 
 function status(k: Key, now = Date.now()): { text: string; tone: 'ok' | 'bad' | 'muted' | 'warn' } {
   if (k.revokedAt) return { text: 'revoked', tone: 'bad' };
@@ -26,7 +17,7 @@ function status(k: Key, now = Date.now()): { text: string; tone: 'ok' | 'bad' | 
 
 /** An app's API keys; admins revoke one after confirming (support sees the list only). */
 export function KeysView({ appId, role }: ViewProps) {
-  const [state, reload] = useQuery(`keys:${appId}`, () => run<{ app: { apiKeys: Key[] } | null }>(AppKeys, { appId }).then((d) => d.app?.apiKeys ?? []));
+  const [state, reload] = useQuery(`keys:${appId}`, () => run(AppKeys, { appId }).then((d) => d.app?.apiKeys ?? []));
   const [asking, ask] = useState<Key | null>(null);
   const [done, setDone] = useState<string | null>(null);
   return (

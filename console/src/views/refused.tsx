@@ -1,28 +1,13 @@
-import RefusedExchanges from '../../operations/RefusedExchanges.graphql';
+import { RefusedExchanges, type Types } from '../operations';
 import { run } from '../api';
 import { ago, daysBetween, label, n, rangeVariables, when } from '../format';
 import { Async, Empty, Panel, Stat, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-interface Denied {
-  id: string;
-  occurredAt: string;
-  subject: string | null;
-  reason: string | null;
-  count: number | null;
-  claims: Record<string, string | null> | null;
-  rules: Array<{ id: string; matched: boolean; failed: { check: string; expected: string; actual: string | null } | null }> | null;
-}
+type Denied = Types.RefusedExchangesQuery['auditEvents']['data'][number];
 
-interface Rule {
-  id: string;
-  subjectPattern: string;
-  workflowRef: string | null;
-  environment: string | null;
-  events: string[] | null;
-  scopes: string[];
-}
+type Rule = Types.RefusedExchangesQuery['oidcRules'][number];
 
 /** What each refusal reason means, in the words support repeats to the customer. */
 export const REASONS: Record<string, string> = {
@@ -49,14 +34,10 @@ export const REASONS: Record<string, string> = {
   jwks_unavailable: "GitHub's key set could not be read at the time: retry the job.",
 };
 
-interface RefusalDay {
-  day: string;
-  reason: string;
-  count: number;
-}
+type RefusalDay = NonNullable<Types.RefusedExchangesQuery['app']>['refusedExchanges'][number];
 
 async function load(appId: string, range: ViewProps['range']) {
-  const data = await run<{ app: { refusedExchanges: RefusalDay[] } | null; auditEvents: { data: Denied[] }; oidcRules: Rule[] }>(RefusedExchanges, { appId, ...rangeVariables(range) });
+  const data = await run(RefusedExchanges, { appId, ...rangeVariables(range) });
   return { days: data.app?.refusedExchanges ?? [], entries: data.auditEvents.data, rules: data.oidcRules };
 }
 

@@ -1,5 +1,5 @@
+import { ThreatTrend, type Types } from '../operations';
 import { useState } from 'preact/hooks';
-import ThreatTrend from '../../operations/ThreatTrend.graphql';
 import { run } from '../api';
 import { DayChart } from '../chart';
 import { DETECTION_COLORS, daysBetween, label, n, rangeVariables } from '../format';
@@ -7,18 +7,12 @@ import { Async, Empty, Panel, Stat } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-interface Point {
-  day: string;
-  detection: string;
-  threats: number;
-  events: number;
-  devices: number;
-}
+type Point = NonNullable<Types.ThreatTrendQuery['app']>['threatTrend'][number];
 
 /** Threats per detection per day, and the events behind them against the distinct devices that sent them. */
 export function ThreatsView({ appId, range }: ViewProps) {
   const [state, reload] = useQuery(`trend:${appId}:${range.from}:${range.to}`, () =>
-    run<{ app: { threatTrend: Point[] } | null }>(ThreatTrend, { appId, ...rangeVariables(range) }).then((d) => d.app?.threatTrend ?? []),
+    run(ThreatTrend, { appId, ...rangeVariables(range) }).then((d) => d.app?.threatTrend ?? []),
   );
   return (
     <Async state={state} what="the threat trend" retry={reload}>

@@ -1,24 +1,16 @@
-import TopDetections from '../../operations/TopDetections.graphql';
+import { TopDetections, type Types } from '../operations';
 import { run } from '../api';
 import { label, n, rangeVariables } from '../format';
 import { Async, Empty, Panel } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-interface Row {
-  detection: string;
-  appVersion: string | null;
-  buildId: string | null;
-  threats: number;
-  events: number;
-  devices: number;
-  build: { id: string; version: string; platform: string } | null;
-}
+type Row = NonNullable<Types.TopDetectionsQuery['app']>['threatBreakdown'][number];
 
 /** Which detections hit which release: what a security lead brings to the weekly review. */
 export function TopDetectionsView({ appId, range, navigate }: ViewProps) {
   const [state, reload] = useQuery(`top:${appId}:${range.from}:${range.to}`, () =>
-    run<{ app: { threatBreakdown: Row[] } | null }>(TopDetections, { appId, ...rangeVariables(range) }).then((d) => d.app?.threatBreakdown ?? []),
+    run(TopDetections, { appId, ...rangeVariables(range) }).then((d) => d.app?.threatBreakdown ?? []),
   );
   return (
     <Async state={state} what="top detections" retry={reload}>
@@ -49,7 +41,7 @@ export function TopDetectionsView({ appId, range, navigate }: ViewProps) {
                       <tr data-detection={g.detection} data-version={g.appVersion ?? ''} data-build={g.buildId ?? ''}>
                         <td class="num muted">{i + 1}</td>
                         <td>
-                          <span class="swatch" data-color={g.detection} aria-hidden="true" /> {label(g.detection)}
+                          <span class="swatch" data-color={g.detection} aria-hidden="true" /> {label(g.detection ?? 'unknown')}
                         </td>
                         <td class="mono">{g.appVersion ?? <span class="muted">unknown</span>}</td>
                         <td class="mono">
