@@ -162,7 +162,7 @@ function DeniedEntry({ entry }: { entry: Denied }) {
         <span class="muted">{when(entry.occurredAt)}</span>
         {entry.count && entry.count > 1 ? <span class="muted">× {n(entry.count)}</span> : null}
       </div>
-      {claims.length ? null : <div class="mono ellipsis">{entry.subject ?? <span class="muted">no claims: the token was refused before its signature was verified</span>}</div>}
+      {claims.length ? null : entry.subject ? <div class="mono ellipsis">{entry.subject}</div> : <div class="muted">No claims: the token was refused before its signature was verified.</div>}
       {claims.length ? (
         <dl class="claims">
           {claims.map(([k, v]) => (
