@@ -1,19 +1,28 @@
-import { execute as executeGraphql } from 'graphql';
+import { execute as executeGraphql, GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { RequestContext } from '../src/context';
 import { isDomainError } from '../src/errors';
+import { operationCost } from '../src/graphql/limits';
 
 /**
  * Executes a document against the schema in-process, with the request's own context: no HTTP hop back into the
  * server. Documents are the typed ones graphql-codegen compiles from rest/operations/*.graphql (validated against
  * the schema there), so result and variables are checked where they are used. A domain error raised by a service
  * comes back out as itself, so the REST edge can map it to a problem.
+ *
+ * Its cost is measured as /graphql measures it and recorded for metrics, but not refused: these documents are fixed
+ * and their variables bounded by the OpenAPI contract (a page of 100 audit events is an ordinary REST request).
  */
 export async function execute<TData, TVariables extends Record<string, unknown>>(
   ctx: RequestContext,
   document: TypedDocumentNode<TData, TVariables>,
   variables: TVariables,
 ): Promise<TData> {
+  try {
+    ctx.graphqlCost = operationCost(ctx.deps.schema, document, variables, undefined);
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error; // variables that do not fit: execution says so precisely
+  }
   const result = await executeGraphql({
     schema: ctx.deps.schema,
     document,

@@ -22,6 +22,8 @@ export interface Config {
   readonly oidcAllowInsecureIssuer: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly graphqlSandbox: boolean;
+  /** GRAPHQL_TRUSTED_DOCUMENTS=on: staff other than admins may run only the registered (console) documents. */
+  readonly graphqlTrustedDocuments: boolean;
   readonly dataDir: string;
   /** Validate responses against the OpenAPI file (tests turn it on: a drifting response fails loudly). */
   readonly validateResponses: boolean;
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     oidcAllowInsecureIssuer,
     logLevel,
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
+    graphqlTrustedDocuments: bool(env, 'GRAPHQL_TRUSTED_DOCUMENTS', false),
     dataDir,
     validateResponses: bool(env, 'VALIDATE_RESPONSES', false),
     keyEncryptionKey,

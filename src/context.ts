@@ -13,6 +13,8 @@ export interface RequestContext {
   clock: Clock;
   repos: Repositories;
   deps: Deps;
+  /** The GraphQL operation's computed cost, set by the query limits once known (the metrics read it). */
+  graphqlCost?: number;
 }
 
 /** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */

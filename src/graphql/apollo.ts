@@ -10,7 +10,8 @@ import { createContext, type RequestContext } from '../context';
 import type { StaffPrincipal } from '../auth/principal';
 import { graphqlGate, STAFF_PRINCIPAL } from '../http/graphql-gate';
 import { isDomainError } from '../errors';
-import { queryLimits } from './limits';
+import { costError, LIMIT_CODES, limitError, limitRules, MAX_COST, MAX_TOKENS, operationCost } from './limits';
+import { trustedDocumentsGate } from './trusted-documents';
 import { requestState } from '../../rest/state';
 
 /** Support staff read; only admins run mutations. Services check roles too: this refuses early and plainly. */
@@ -22,6 +23,30 @@ const roleGate: ApolloServerPlugin<RequestContext> = {
         if (operation?.operation === 'mutation' && p.kind === 'staff' && p.role !== 'admin') {
           throw new GraphQLError('Mutations need the admin role.', { extensions: { code: 'insufficient_scope', http: { status: 403 } } });
         }
+      },
+    };
+  },
+};
+
+/**
+ * Cost needs the variables, so it is measured once the operation is resolved (graphql-query-complexity), recorded on
+ * the context for metrics, and refused above MAX_COST before anything runs. Variables that do not fit the operation
+ * are left for execution to refuse with its own precise error.
+ */
+const costLimit: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ document, operation, request, contextValue, schema }) {
+        let cost: number;
+        try {
+          cost = operationCost(schema, document, request.variables, operation?.name?.value);
+        } catch (error) {
+          if (!(error instanceof GraphQLError)) throw error;
+          if (error.message.startsWith('Query exceeds the maximum allowed number of nodes')) throw limitError('QUERY_TOO_COSTLY', error.message);
+          return; // variables that do not fit: execution refuses them precisely
+        }
+        contextValue.graphqlCost = cost;
+        if (cost > MAX_COST) throw costError(cost);
       },
     };
   },
@@ -43,7 +68,16 @@ const errorLog: ApolloServerPlugin<RequestContext> = {
   },
 };
 
+/** Apollo files every validation error under GRAPHQL_VALIDATION_FAILED; a limit refusal keeps its own code. */
+function limitCode(error: unknown): string | undefined {
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  const code = original instanceof GraphQLError ? original.extensions.code : undefined;
+  return typeof code === 'string' && (LIMIT_CODES as readonly string[]).includes(code) ? code : undefined;
+}
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const code = limitCode(error);
+  if (code) return { ...formatted, extensions: { ...formatted.extensions, code } };
   const original = (error as GraphQLError)?.originalError;
   if (isDomainError(original)) {
     return {
@@ -59,7 +93,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   return formatted;
 }
 
-/** /graphql: Apollo Server for staff tokens only, with Sandbox (switchable), CSRF prevention and query limits. */
+/**
+ * /graphql: Apollo Server for staff tokens only, with Sandbox (switchable), CSRF prevention, query limits and trusted
+ * documents. One operation per request (no batching), and no persisted queries registered by clients.
+ */
 export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: RequestHandler[]; stop: () => Promise<void> }> {
   const server = new ApolloServer<RequestContext>({
     schema: deps.schema,
@@ -67,13 +104,18 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
     stopOnTerminationSignals: false, // src/main.ts owns shutdown: in-flight requests first, then Apollo
     introspection: deps.config.graphqlSandbox,
     includeStacktraceInErrorResponses: false,
-    validationRules: [queryLimits],
+    validationRules: limitRules,
     // Parsing is bounded before validation runs: no dashboard query comes near this many tokens.
-    parseOptions: { maxTokens: 10_000 },
+    parseOptions: { maxTokens: MAX_TOKENS },
+    // A JSON array of operations is refused (400): each operation is one request, metered and limited on its own.
+    allowBatchedHttpRequests: false,
+    // Apollo's automatic persisted queries would let any client register a document; the manifest answers instead.
+    persistedQueries: false,
     formatError,
     plugins: [
       deps.config.graphqlSandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
       roleGate,
+      costLimit,
       errorLog,
     ],
   });
@@ -90,5 +132,8 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
       return createContext(deps, principal, state?.requestId, state?.logger);
     },
   });
-  return { handler: [graphqlGate(deps), jsonBody(100 * 1024, { emptyIsMissing: false }), middleware], stop: () => server.stop() };
+  return {
+    handler: [graphqlGate(deps), jsonBody(100 * 1024, { emptyIsMissing: false }), trustedDocumentsGate(deps.config.graphqlTrustedDocuments), middleware],
+    stop: () => server.stop(),
+  };
 }

@@ -1,63 +1,79 @@
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import { GraphQLError, getNamedType, getNullableType, isListType, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 
+/** Field nesting, fragments flattened (a spread adds no level); introspection's __schema is not counted. */
 export const MAX_DEPTH = 8;
-export const MAX_COST = 2000;
+/** Aliased fields per operation: aliases are how one request asks for the same costly field many times. */
+export const MAX_ALIASES = 15;
+/** Directives per operation (`@include`/`@skip`); a flood of them is work for the validator and nothing else. */
+export const MAX_DIRECTIVES = 20;
+/** Lexer tokens per document: parsing stops there (graphql-js's own bound, passed to Apollo's parseOptions). */
+export const MAX_TOKENS = 10_000;
+/**
+ * Estimated fields resolved per operation (see listCostEstimator). A console page of 50 builds with their latest
+ * grade and findings comes to about 3,000; 5,000 leaves room and refuses lists of lists of lists.
+ */
+export const MAX_COST = 5000;
+/** What a list without a size argument is assumed to hold (an app's keys, a scan's findings, a build's scans). */
+export const UNSIZED_LIST = 25;
+
+/** The codes /graphql answers limit refusals with (extensions.code), kept through Apollo's validation wrapper. */
+export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_DIRECTIVES', 'QUERY_TOO_COSTLY'] as const;
+export type LimitCode = (typeof LIMIT_CODES)[number];
+
+export function limitError(code: LimitCode, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
+}
 
 /**
- * Refuses documents deeper than MAX_DEPTH or costlier than MAX_COST before anything runs. Cost counts every field,
- * and multiplies what sits under a field by its `limit` argument (default 25), so lists inside lists add up fast.
+ * graphql-armor reports `Syntax Error: <limit> exceeded`: the document parsed fine, so the refusal is reported with
+ * its own code and without that prefix (and without armor's throw, so graphql's other rules still report too).
  */
-export function queryLimits(context: ValidationContext): ASTVisitor {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of context.getDocument().definitions) {
-    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  }
-
-  function measure(set: SelectionSetNode, depth: number, seen: Set<string>): { depth: number; cost: number } {
-    let maxDepth = depth;
-    let cost = 0;
-    for (const sel of set.selections) {
-      if (sel.kind === Kind.FIELD) {
-        if (!sel.selectionSet) {
-          cost += 1;
-          continue;
-        }
-        const limitArg = sel.arguments?.find((a) => a.name.value === 'limit');
-        const multiplier = limitArg?.value.kind === Kind.INT ? Math.max(1, Number(limitArg.value.value)) : 25;
-        const inner = measure(sel.selectionSet, depth + 1, seen);
-        maxDepth = Math.max(maxDepth, inner.depth);
-        cost += 1 + inner.cost * (isListLike(sel.name.value) ? multiplier : 1);
-      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        const inner = measure(sel.selectionSet, depth, seen);
-        maxDepth = Math.max(maxDepth, inner.depth);
-        cost += inner.cost;
-      } else {
-        const name = sel.name.value;
-        const frag = fragments.get(name);
-        if (!frag || seen.has(name)) continue; // cycles are refused by graphql's own rules
-        const inner = measure(frag.selectionSet, depth, new Set([...seen, name]));
-        maxDepth = Math.max(maxDepth, inner.depth);
-        cost += inner.cost;
-      }
-    }
-    return { depth: maxDepth, cost };
-  }
-
+function refuseAs(code: LimitCode) {
   return {
-    OperationDefinition(node) {
-      const { depth, cost } = measure(node.selectionSet, 1, new Set());
-      if (depth > MAX_DEPTH) {
-        context.reportError(new GraphQLError(`Query depth ${depth} exceeds the limit of ${MAX_DEPTH}.`, { nodes: [node], extensions: { code: 'QUERY_TOO_DEEP' } }));
-      }
-      if (cost > MAX_COST) {
-        context.reportError(new GraphQLError(`Query cost ${cost} exceeds the limit of ${MAX_COST}.`, { nodes: [node], extensions: { code: 'QUERY_TOO_COSTLY' } }));
-      }
-    },
+    exposeLimits: true,
+    propagateOnRejection: false,
+    onReject: [(ctx: { reportError(error: GraphQLError): void } | null, error: GraphQLError) => ctx?.reportError(limitError(code, error.message.replace(/^Syntax Error: /, '')))],
   };
 }
 
-/** Fields that return lists whose size a `limit` argument sets. */
-function isListLike(field: string): boolean {
-  // Page wrappers (threats, auditEvents) carry the limit; their `data` list is already counted by it.
-  return ['apps', 'builds', 'threats', 'auditEvents', 'apiKeys', 'oidcRules', 'threatStats', 'findings', 'scans'].includes(field);
+/** Validation rules of /graphql, after graphql's own: depth, aliases, directives (cost needs the variables). */
+export const limitRules: ValidationRule[] = [
+  maxDepthRule({ n: MAX_DEPTH, flattenFragments: true, ignoreIntrospection: true, ...refuseAs('QUERY_TOO_DEEP') }),
+  maxAliasesRule({ n: MAX_ALIASES, ...refuseAs('TOO_MANY_ALIASES') }),
+  maxDirectivesRule({ n: MAX_DIRECTIVES, ...refuseAs('TOO_MANY_DIRECTIVES') }),
+];
+
+/** Fields of these types return the items of a page their parent field already counted: not multiplied again. */
+const isPageType = (name: string) => name.endsWith('Connection') || name.endsWith('Page');
+
+/**
+ * Cost of a field: 1, plus what is under it times the number of items it returns. That number is the field's `first`
+ * (connections) or `limit` (older lists) argument as the request resolves it: a literal, a variable's value or the
+ * schema default; `ids` of `nodes(ids:)` by its length. The lists inside a connection or page (edges, nodes, data)
+ * are the items already counted; any other list counts as UNSIZED_LIST items. Introspection counts 1 per field.
+ */
+export const listCostEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  if (type.name.startsWith('__')) return 1 + childComplexity;
+  const size = typeof args.first === 'number' ? args.first : typeof args.limit === 'number' ? args.limit : Array.isArray(args.ids) ? args.ids.length : null;
+  if (size !== null) return 1 + childComplexity * Math.max(1, size);
+  // A page asked for with `first: null` or `limit: null` gets the default page.
+  if (isPageType(getNamedType(field.type).name)) return 1 + childComplexity * UNSIZED_LIST;
+  if (isListType(getNullableType(field.type)) && !isPageType(type.name)) return 1 + childComplexity * UNSIZED_LIST;
+  return 1 + childComplexity;
+};
+
+/**
+ * The estimated cost of the operation to run, its variables counted. Throws graphql-query-complexity's error when
+ * the variables do not fit the operation (execution would refuse them anyway) or the document has too many nodes.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown> | undefined, operationName: string | undefined): number {
+  return getComplexity({ schema, query: document, variables: variables ?? {}, operationName, estimators: [listCostEstimator] });
+}
+
+export function costError(cost: number): GraphQLError {
+  return limitError('QUERY_TOO_COSTLY', `Query cost ${cost} exceeds the limit of ${MAX_COST}.`);
 }

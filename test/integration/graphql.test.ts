@@ -1,6 +1,9 @@
-// Protects: /graphql serves staff only (support reads, admin writes), refuses API keys, prevents CSRF, limits depth
-// and cost, masks unexpected errors, and switches Apollo Sandbox on and off.
+// Protects: /graphql serves staff only (support reads, admin writes), refuses API keys, prevents CSRF, limits depth,
+// cost (variables counted), aliases and batching, masks unexpected errors, and switches Apollo Sandbox on and off.
 import { startHarness, bearer, type Harness, readJson } from '../support/harness';
+import { createContext } from '../../src/context';
+import { execute } from '../../rest/execute';
+import { ThreatsDocument } from '../../src/generated/rest-operations';
 
 let h: Harness;
 let support: string;
@@ -68,17 +71,58 @@ it('prevents CSRF: a simple GET without a preflight header is refused', async ()
   expect(ok.status).toBe(200);
 });
 
-it('refuses queries that are too deep or too costly before running them', async () => {
-  const deep = await gql(support, '{ apps { apiKeys { id } } __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }');
-  expect((await readJson(deep)).errors[0].message).toMatch(/^Query depth \d+ exceeds the limit of 8\./);
+it('refuses queries that are too deep, too costly or too aliased before running them, each with its code', async () => {
+  const deep = await gql(support, '{ apps { apiKeys { id } } __type(name: "App") { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } }');
+  expect(deep.status).toBe(400);
+  expect((await readJson(deep)).errors).toEqual([expect.objectContaining({ message: 'Query depth limit of 8 exceeded, found 9.', extensions: { code: 'QUERY_TOO_DEEP' } })]);
   const costly = await gql(support, '{ apps(limit: 200) { apiKeys { id name scopes createdAt mode appId revokedAt expiresAt } } }');
-  expect((await readJson(costly)).errors[0].message).toMatch(/^Query cost \d+ exceeds the limit of 2000\./);
+  expect(costly.status).toBe(400);
+  expect((await readJson(costly)).errors).toEqual([{ message: expect.stringMatching(/^Query cost \d+ exceeds the limit of 5000\.$/), extensions: { code: 'QUERY_TOO_COSTLY' } }]);
+  const aliases = await gql(support, `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: ping`).join(' ')} }`);
+  expect(aliases.status).toBe(400);
+  expect((await readJson(aliases)).errors).toEqual([expect.objectContaining({ message: 'Aliases limit of 15 exceeded, found 16.', extensions: { code: 'TOO_MANY_ALIASES' } })]);
   // A dashboard page of threats is an ordinary query: its limit is counted once, not again for `data`.
   const { appId } = await h.newApp();
   const page = await gql(support, `query($a: ID!) { threats(appId: $a, limit: 100) { data { id detection verdict confidence action signals platform appVersion buildId occurredAt count } hasMore nextCursor } }`, { a: appId });
   const pageBody = await readJson(page);
   expect(pageBody.errors).toBeUndefined();
   expect(pageBody.data.threats).toEqual({ data: [], hasMore: false, nextCursor: null });
+});
+
+it('counts a page size passed as a variable, as it counts one written in the query', async () => {
+  const { appId } = await h.newApp();
+  const builds = 'query($a: ID!, $n: Int) { builds(appId: $a, limit: $n) { id version scans { id engine grade score } } }';
+  const small = await gql(support, builds, { a: appId, n: 10 });
+  expect(await readJson(small)).toEqual({ data: { builds: [] } });
+  const large = await gql(support, builds, { a: appId, n: 100 });
+  expect(large.status).toBe(400);
+  expect((await readJson(large)).errors[0]).toEqual({ message: 'Query cost 10301 exceeds the limit of 5000.', extensions: { code: 'QUERY_TOO_COSTLY' } });
+});
+
+it('records the cost of an operation the REST facade executes on its context, for metrics', async () => {
+  const { appId } = await h.newApp();
+  const ctx = createContext(h.deps, { kind: 'staff', staffId: 'stf_cost', role: 'support' });
+  expect(ctx.graphqlCost).toBeUndefined();
+  const { threats } = await execute(ctx, ThreatsDocument, { appId, filter: null, limit: 100, cursor: null });
+  expect(threats).toEqual({ data: [], hasMore: false, nextCursor: null });
+  // threats: 1 + 100 x (data: 1 + 12 fields, hasMore, nextCursor).
+  expect(ctx.graphqlCost).toBe(1 + 100 * 15);
+});
+
+it('refuses batched requests: one operation per request, each metered and limited', async () => {
+  const res = await h.api('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(support) },
+    body: JSON.stringify([{ query: '{ ping }' }, { query: '{ ping }' }]),
+  });
+  expect(res.status).toBe(400);
+  expect(await res.text()).toContain('Operation batching disabled.');
+});
+
+it('refuses fragment cycles with graphql\'s own error, promptly', async () => {
+  const res = await gql(support, 'query { app(id: "app_x") { ...A } } fragment A on App { id ...B } fragment B on App { name ...A }');
+  expect(res.status).toBe(400);
+  expect((await readJson(res)).errors.map((e: { message: string }) => e.message)).toContain('Cannot spread fragment "A" within itself via "B".');
 });
 
 it('bounds parsing: too many tokens, too large a body, and bytes that are not UTF-8 are refused', async () => {
