@@ -12,6 +12,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY rest ./rest
 COPY resolvers ./resolvers
+# The staff console is bundled by the same build (console/build.ts writes dist/console).
+COPY console ./console
 RUN npm run build
 
 FROM node:24-bookworm-slim AS deps

@@ -10,11 +10,12 @@ import { scanResolvers } from './scans';
 import { threatResolvers } from './threats';
 import { attestResolvers } from './attest';
 import { webhookResolvers } from './webhooks';
+import { staffResolvers } from './staff';
 import { dashboardResolvers } from './dashboards';
 import { nodeResolvers } from './nodes';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, dashboardResolvers, nodeResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

@@ -6,6 +6,10 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type Platform =
+  | 'android'
+  | 'ios';
+
 export type Plan =
   | 'hatchling'
   | 'indie'
@@ -13,20 +17,146 @@ export type Plan =
   | 'scale'
   | 'enterprise';
 
-export type ConsoleAppsQueryVariables = Exact<{
-  limit?: number | null | undefined;
+export type ArtifactStatus =
+  | 'pending'
+  | 'uploaded';
+
+/**
+ * A time range of a dashboard aggregate: instants in [from, to). `from` must be before `to`, and the range may span at
+ * most 92 days. Rows are grouped by the UTC day (YYYY-MM-DD) of the time each aggregate names; the first and last days
+ * count only the part of them inside the range.
+ */
+export type DateRange = {
+  from: string;
+  to: string;
+};
+
+export type KeyMode =
+  | 'live'
+  | 'test';
+
+export type ScanEngine =
+  | 'preview'
+  | 'static';
+
+export type Severity =
+  | 'low'
+  | 'medium'
+  | 'high'
+  | 'critical';
+
+export type StaffRole =
+  /** Reads everything; runs no mutation. */
+  | 'support'
+  /** Reads and writes. */
+  | 'admin';
+
+export type Detection =
+  | 'root_jailbreak'
+  | 'emulator'
+  | 'debugger'
+  | 'hooking'
+  | 'tamper'
+  | 'overlay'
+  | 'accessibility_abuse'
+  | 'screen_capture'
+  | 'remote_access';
+
+export type AppKeysQueryVariables = Exact<{
+  appId: string | number;
 }>;
+
+
+export type AppKeysQuery = { app: { id: string, apiKeys: Array<{ id: string, name: string | null, mode: KeyMode, scopes: Array<string>, createdAt: string, expiresAt: string | null, revokedAt: string | null }> } | null };
+
+export type BuildFindingsQueryVariables = Exact<{
+  scanId: string | number;
+}>;
+
+
+export type BuildFindingsQuery = { scan: { id: string, buildId: string | null, engine: ScanEngine, grade: string, score: number, createdAt: string, target: { platform: Platform, name: string, version: string | null }, findings: Array<{ id: string, severity: Severity, title: string, detail: string, fix: string }> } | null };
+
+export type BuildTrendQueryVariables = Exact<{
+  appId: string | number;
+  range: DateRange;
+}>;
+
+
+export type BuildTrendQuery = { app: { id: string, buildTrend: Array<{ day: string, builds: number, grades: Array<{ grade: string, count: number }> }> } | null, latestGradeDistribution: Array<{ grade: string, count: number }> };
+
+export type ConsoleAppsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type ConsoleAppsQuery = { apps: Array<{ id: string, name: string, plan: Plan, org: string, createdAt: string }> };
 
+export type LatestBuildsQueryVariables = Exact<{
+  appId: string | number;
+}>;
 
-export const ConsoleAppsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ConsoleApps"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}},"defaultValue":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"apps"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"plan"}},{"kind":"Field","name":{"kind":"Name","value":"org"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<ConsoleAppsQuery, ConsoleAppsQueryVariables>;
+
+export type LatestBuildsQuery = { builds: Array<{ id: string, platform: Platform, version: string, commit: string | null, createdAt: string, artifact: { status: ArtifactStatus, sizeBytes: number } | null, scans: Array<{ id: string, engine: ScanEngine, grade: string, score: number }>, provenance: { repository: string | null, workflowRef: string | null, ref: string | null, runId: string | null } | null }> };
+
+export type RefusedExchangesQueryVariables = Exact<{
+  appId: string | number;
+  range: DateRange;
+}>;
+
+
+export type RefusedExchangesQuery = { app: { id: string, refusedExchanges: Array<{ day: string, reason: string, count: number }> } | null, auditEvents: { data: Array<{ id: string, occurredAt: string, subject: string | null, reason: string | null, count: number | null, claims: { sub: string | null, repository: string | null, repository_id: string | null, ref: string | null, environment: string | null, event_name: string | null, job_workflow_ref: string | null } | null, rules: Array<{ id: string, matched: boolean, failed: { check: string, expected: string, actual: string | null } | null }> | null }> }, oidcRules: Array<{ id: string, subjectPattern: string, workflowRef: string | null, environment: string | null, events: Array<string> | null, scopes: Array<string> }> };
+
+export type RevokeKeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type RevokeKeyMutation = { revokeApiKey: { id: string, revokedAt: string | null } };
+
+export type ThreatTrendQueryVariables = Exact<{
+  appId: string | number;
+  range: DateRange;
+}>;
+
+
+export type ThreatTrendQuery = { app: { id: string, threatTrend: Array<{ day: string, detection: Detection, threats: number, events: number, devices: number }> } | null };
+
+export type TopDetectionsQueryVariables = Exact<{
+  appId: string | number;
+  range: DateRange;
+}>;
+
+
+export type TopDetectionsQuery = { app: { id: string, threatBreakdown: Array<{ detection: Detection | null, appVersion: string | null, buildId: string | null, threats: number, events: number, devices: number, build: { id: string, version: string, platform: Platform } | null }> } | null };
+
+export type WhoamiQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WhoamiQuery = { staffWhoami: { id: string, role: StaffRole, name: string | null, expiresAt: string } };
+
+
+export const AppKeysDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AppKeys"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"apiKeys"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"mode"}},{"kind":"Field","name":{"kind":"Name","value":"scopes"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]}}]}}]} as unknown as DocumentNode<AppKeysQuery, AppKeysQueryVariables>;
+export const BuildFindingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"BuildFindings"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"scanId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"scan"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"scanId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"buildId"}},{"kind":"Field","name":{"kind":"Name","value":"engine"}},{"kind":"Field","name":{"kind":"Name","value":"grade"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"target"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"findings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"severity"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"detail"}},{"kind":"Field","name":{"kind":"Name","value":"fix"}}]}}]}}]}}]} as unknown as DocumentNode<BuildFindingsQuery, BuildFindingsQueryVariables>;
+export const BuildTrendDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"BuildTrend"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"range"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateRange"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"buildTrend"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"range"},"value":{"kind":"Variable","name":{"kind":"Name","value":"range"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"day"}},{"kind":"Field","name":{"kind":"Name","value":"builds"}},{"kind":"Field","name":{"kind":"Name","value":"grades"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"grade"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"latestGradeDistribution"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"grade"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}}]}}]} as unknown as DocumentNode<BuildTrendQuery, BuildTrendQueryVariables>;
+export const ConsoleAppsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ConsoleApps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"apps"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"200"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"plan"}},{"kind":"Field","name":{"kind":"Name","value":"org"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<ConsoleAppsQuery, ConsoleAppsQueryVariables>;
+export const LatestBuildsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"LatestBuilds"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"builds"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"appId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"15"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"commit"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"sizeBytes"}}]}},{"kind":"Field","name":{"kind":"Name","value":"scans"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"engine"}},{"kind":"Field","name":{"kind":"Name","value":"grade"}},{"kind":"Field","name":{"kind":"Name","value":"score"}}]}},{"kind":"Field","name":{"kind":"Name","value":"provenance"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"repository"}},{"kind":"Field","name":{"kind":"Name","value":"workflowRef"}},{"kind":"Field","name":{"kind":"Name","value":"ref"}},{"kind":"Field","name":{"kind":"Name","value":"runId"}}]}}]}}]}}]} as unknown as DocumentNode<LatestBuildsQuery, LatestBuildsQueryVariables>;
+export const RefusedExchangesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"RefusedExchanges"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"range"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateRange"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"refusedExchanges"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"range"},"value":{"kind":"Variable","name":{"kind":"Name","value":"range"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"day"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"auditEvents"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"appId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}},{"kind":"Argument","name":{"kind":"Name","value":"action"},"value":{"kind":"StringValue","value":"oidc.denied","block":false}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"20"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"occurredAt"}},{"kind":"Field","name":{"kind":"Name","value":"subject"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"claims"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sub"}},{"kind":"Field","name":{"kind":"Name","value":"repository"}},{"kind":"Field","name":{"kind":"Name","value":"repository_id"}},{"kind":"Field","name":{"kind":"Name","value":"ref"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"event_name"}},{"kind":"Field","name":{"kind":"Name","value":"job_workflow_ref"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"matched"}},{"kind":"Field","name":{"kind":"Name","value":"failed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"check"}},{"kind":"Field","name":{"kind":"Name","value":"expected"}},{"kind":"Field","name":{"kind":"Name","value":"actual"}}]}}]}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"oidcRules"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"appId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"subjectPattern"}},{"kind":"Field","name":{"kind":"Name","value":"workflowRef"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"scopes"}}]}}]}}]} as unknown as DocumentNode<RefusedExchangesQuery, RefusedExchangesQueryVariables>;
+export const RevokeKeyDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RevokeKey"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revokeApiKey"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]}}]} as unknown as DocumentNode<RevokeKeyMutation, RevokeKeyMutationVariables>;
+export const ThreatTrendDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ThreatTrend"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"range"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateRange"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"threatTrend"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"range"},"value":{"kind":"Variable","name":{"kind":"Name","value":"range"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"day"}},{"kind":"Field","name":{"kind":"Name","value":"detection"}},{"kind":"Field","name":{"kind":"Name","value":"threats"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"devices"}}]}}]}}]}}]} as unknown as DocumentNode<ThreatTrendQuery, ThreatTrendQueryVariables>;
+export const TopDetectionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"TopDetections"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"appId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"range"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DateRange"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"app"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"appId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"threatBreakdown"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"range"},"value":{"kind":"Variable","name":{"kind":"Name","value":"range"}}},{"kind":"Argument","name":{"kind":"Name","value":"by"},"value":{"kind":"ListValue","values":[{"kind":"EnumValue","value":"detection"},{"kind":"EnumValue","value":"appVersion"},{"kind":"EnumValue","value":"buildId"}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"50"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"detection"}},{"kind":"Field","name":{"kind":"Name","value":"appVersion"}},{"kind":"Field","name":{"kind":"Name","value":"buildId"}},{"kind":"Field","name":{"kind":"Name","value":"threats"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"devices"}},{"kind":"Field","name":{"kind":"Name","value":"build"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"platform"}}]}}]}}]}}]}}]} as unknown as DocumentNode<TopDetectionsQuery, TopDetectionsQueryVariables>;
+export const WhoamiDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Whoami"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"staffWhoami"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"role"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<WhoamiQuery, WhoamiQueryVariables>;
 
 /**
  * Each operation as registered in trusted-documents.json. Send `{ operationName, variables, extensions: { persistedQuery:
  * { version: 1, sha256Hash } } }` to /graphql (no `query`); `document` is the exact registered text.
  */
 export const trustedDocuments = {
-  ConsoleApps: { sha256Hash: "a2c6cbfb7a2d1759e28ada3af65e7b2760ca43a97763e75b4947a2b9dc00f8ef", document: "query ConsoleApps($limit: Int = 50) {\n  apps(limit: $limit) { id name plan org createdAt }\n}\n" },
+  AppKeys: { sha256Hash: "e2261623e57638158e95ce486749c8d8162f7a8bf0910d134d7abc269aecd74d", document: "# An app's API keys (never their secrets), revoked ones included.\nquery AppKeys($appId: ID!) {\n  app(id: $appId) {\n    id\n    apiKeys {\n      id\n      name\n      mode\n      scopes\n      createdAt\n      expiresAt\n      revokedAt\n    }\n  }\n}\n" },
+  BuildFindings: { sha256Hash: "a33804cc12e8f5b4ab99d11104a9acce0035c47752d39a07684fc466b2efeed4", document: "# One scan of a build, with every finding (the drill-down of the builds view).\nquery BuildFindings($scanId: ID!) {\n  scan(id: $scanId) {\n    id\n    buildId\n    engine\n    grade\n    score\n    createdAt\n    target {\n      platform\n      name\n      version\n    }\n    findings {\n      id\n      severity\n      title\n      detail\n      fix\n    }\n  }\n}\n" },
+  BuildTrend: { sha256Hash: "0704a9a1cba68c5628f6c5244de83407b21378573a35e7ea249a1160358a1a01", document: "# Builds registered per UTC day with the grades of their latest static scans, and the grade of every app's latest\n# build (the weekly review's \"how many apps ship an F\").\nquery BuildTrend($appId: ID!, $range: DateRange!) {\n  app(id: $appId) {\n    id\n    buildTrend(range: $range) {\n      day\n      builds\n      grades {\n        grade\n        count\n      }\n    }\n  }\n  latestGradeDistribution {\n    grade\n    count\n  }\n}\n" },
+  ConsoleApps: { sha256Hash: "aa812da8fb0813f442e4b16232fb42fc1b21b1a16657bb5d87e05388ec50e90d", document: "# The app picker: every app, newest first (the service caps the list at 200).\nquery ConsoleApps {\n  apps(limit: 200) {\n    id\n    name\n    plan\n    org\n    createdAt\n  }\n}\n" },
+  LatestBuilds: { sha256Hash: "14a3302f510dc210f42de4e1653ea74e8e72b77ee30db142a2b37ac2cbe08edf", document: "# The newest builds of an app (15: the cost check counts 25 scans per build) with their scans' grades and the CI job that registered them.\nquery LatestBuilds($appId: ID!) {\n  builds(appId: $appId, limit: 15) {\n    id\n    platform\n    version\n    commit\n    createdAt\n    artifact {\n      status\n      sizeBytes\n    }\n    scans {\n      id\n      engine\n      grade\n      score\n    }\n    provenance {\n      repository\n      workflowRef\n      ref\n      runId\n    }\n  }\n}\n" },
+  RefusedExchanges: { sha256Hash: "b69526b044dfc32894c2f2f8818a548520f5048b3a2fe7cc022974eba85e3abe", document: "# Why CI could not get a token: refusals per UTC day and reason, the latest oidc.denied audit entries (with the\n# claims and each rule's first failed check) and the app's trust rules.\nquery RefusedExchanges($appId: ID!, $range: DateRange!) {\n  app(id: $appId) {\n    id\n    refusedExchanges(range: $range) {\n      day\n      reason\n      count\n    }\n  }\n  auditEvents(appId: $appId, action: \"oidc.denied\", limit: 20) {\n    data {\n      id\n      occurredAt\n      subject\n      reason\n      count\n      claims {\n        sub\n        repository\n        repository_id\n        ref\n        environment\n        event_name\n        job_workflow_ref\n      }\n      rules {\n        id\n        matched\n        failed {\n          check\n          expected\n          actual\n        }\n      }\n    }\n  }\n  oidcRules(appId: $appId) {\n    id\n    subjectPattern\n    workflowRef\n    environment\n    events\n    scopes\n  }\n}\n" },
+  RevokeKey: { sha256Hash: "fbe0a14d4c229e671f735918559d6671a256515b88fe8a6687541b5afaacdcbe", document: "# Admin staff: revoke an API key; it is refused from its next request.\nmutation RevokeKey($id: ID!) {\n  revokeApiKey(id: $id) {\n    id\n    revokedAt\n  }\n}\n" },
+  ThreatTrend: { sha256Hash: "9d0e2d9b927a4e3eba0204d0cc5d34bc4ee6c8b5791c9101b0f5aca6e7d89f14", document: "# Threats per UTC day (of first occurrence) and detection: merged threats, events (sum of counts), distinct devices.\nquery ThreatTrend($appId: ID!, $range: DateRange!) {\n  app(id: $appId) {\n    id\n    threatTrend(range: $range) {\n      day\n      detection\n      threats\n      events\n      devices\n    }\n  }\n}\n" },
+  TopDetections: { sha256Hash: "e3013adf7f9f4a2772ca13c23f176dca6d03e4ba48230197cefc1b85e7ebc261", document: "# Top detections by app version and build, biggest first, with the build each group names.\nquery TopDetections($appId: ID!, $range: DateRange!) {\n  app(id: $appId) {\n    id\n    threatBreakdown(range: $range, by: [detection, appVersion, buildId], first: 50) {\n      detection\n      appVersion\n      buildId\n      threats\n      events\n      devices\n      build {\n        id\n        version\n        platform\n      }\n    }\n  }\n}\n" },
+  Whoami: { sha256Hash: "dfa406d7749dfe7e6fb540f428a205136fb1df58af7b7d28ccf1d035d362db5a", document: "# Who is signed in, and whether admin controls are offered.\nquery Whoami {\n  staffWhoami {\n    id\n    role\n    name\n    expiresAt\n  }\n}\n" },
 } as const;

@@ -85,6 +85,8 @@ export type Query = {
   /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
   dryRunOidcRules: OidcDryRun;
   scan?: Maybe<Scan>;
+  /** Staff: the caller's own token (the console reads it to show who is signed in and which controls to offer). */
+  staffWhoami: StaffIdentity;
   /** @deprecated Use App.threats, a connection. */
   threats: ThreatPage;
   threatStats: Array<ThreatDailyCount>;
@@ -929,6 +931,23 @@ export type ScanConnection = {
   totalCount?: Maybe<Scalars['Int']['output']>;
 };
 
+export type StaffRole =
+  /** Reads everything; runs no mutation. */
+  | 'support'
+  /** Reads and writes. */
+  | 'admin';
+
+/** The holder of the staff token making the request, as the service sees it. The secret is never returned. */
+export type StaffIdentity = {
+  __typename?: 'StaffIdentity';
+  /** The <id> of stf_<id>_<secret>. */
+  id: Scalars['ID']['output'];
+  role: StaffRole;
+  name?: Maybe<Scalars['String']['output']>;
+  /** When the token stops working (it can be revoked sooner). */
+  expiresAt: Scalars['DateTime']['output'];
+};
+
 export type Detection =
   | 'root_jailbreak'
   | 'emulator'
@@ -1248,6 +1267,8 @@ export type ResolversTypes = {
   Scan: ResolverTypeWrapper<ScanDoc>;
   ScanEdge: ResolverTypeWrapper<Omit<ScanEdge, 'node'> & { node: ResolversTypes['Scan'] }>;
   ScanConnection: ResolverTypeWrapper<ScanConnectionPage>;
+  StaffRole: StaffRole;
+  StaffIdentity: ResolverTypeWrapper<StaffIdentity>;
   Detection: Detection;
   Verdict: Verdict;
   ThreatAction: ThreatAction;
@@ -1325,6 +1346,7 @@ export type ResolversParentTypes = {
   Scan: ScanDoc;
   ScanEdge: Omit<ScanEdge, 'node'> & { node: ResolversParentTypes['Scan'] };
   ScanConnection: ScanConnectionPage;
+  StaffIdentity: StaffIdentity;
   Threat: ThreatDoc;
   Float: Scalars['Float']['output'];
   ThreatEdge: Omit<ThreatEdge, 'node'> & { node: ResolversParentTypes['Threat'] };
@@ -1362,6 +1384,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
   dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
+  staffWhoami?: Resolver<ResolversTypes['StaffIdentity'], ParentType, ContextType>;
   threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType, RequireFields<QueryWebhooksArgs, 'appId'>>;
@@ -1697,6 +1720,13 @@ export type ScanConnectionResolvers<ContextType = RequestContext, ParentType ext
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type StaffIdentityResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['StaffIdentity'] = ResolversParentTypes['StaffIdentity']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  role?: Resolver<ResolversTypes['StaffRole'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
 export type ThreatResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Threat'] = ResolversParentTypes['Threat']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1824,6 +1854,7 @@ export type Resolvers<ContextType = RequestContext> = {
   Scan?: ScanResolvers<ContextType>;
   ScanEdge?: ScanEdgeResolvers<ContextType>;
   ScanConnection?: ScanConnectionResolvers<ContextType>;
+  StaffIdentity?: StaffIdentityResolvers<ContextType>;
   Threat?: ThreatResolvers<ContextType>;
   ThreatEdge?: ThreatEdgeResolvers<ContextType>;
   ThreatConnection?: ThreatConnectionResolvers<ContextType>;

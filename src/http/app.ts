@@ -9,6 +9,7 @@ import { requestTimeout } from './request-timeout';
 import { accessLog } from './access-log';
 import { graphqlMetrics, httpMetrics, metricsEndpoint } from '../metrics';
 import { requestState } from '../../rest/state';
+import { createConsoleRouter } from './console';
 
 export interface HttpApp {
   app: Express;
@@ -30,6 +31,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.get('/metrics', metricsEndpoint(deps.config));
   const graphql = await createGraphqlMiddleware(deps);
   app.use('/graphql', graphqlMetrics((res) => requestState(res)?.logger), ...graphql.handler);
+  app.use(createConsoleRouter());
   app.use(createRestRouter(deps));
   app.use(errorHandler);
   return { app, stop: graphql.stop };

@@ -1,0 +1,9 @@
+import { render } from 'preact';
+import { App } from './app';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (root) {
+  root.textContent = '';
+  render(<App />, root);
+}

@@ -1,0 +1,38 @@
+/**
+ * The console's operations, each typed with the result and variables codegen derives from its .graphql file and the
+ * schema (src/generated/console-operations.ts): a field an operation stops selecting, or the schema stops having,
+ * fails the console's type check (npm run build:console), not a screen at 3 a.m.
+ */
+import type * as G from '../../src/generated/console-operations';
+import AppKeysOp from '../operations/AppKeys.graphql';
+import BuildFindingsOp from '../operations/BuildFindings.graphql';
+import BuildTrendOp from '../operations/BuildTrend.graphql';
+import ConsoleAppsOp from '../operations/ConsoleApps.graphql';
+import LatestBuildsOp from '../operations/LatestBuilds.graphql';
+import RefusedExchangesOp from '../operations/RefusedExchanges.graphql';
+import RevokeKeyOp from '../operations/RevokeKey.graphql';
+import ThreatTrendOp from '../operations/ThreatTrend.graphql';
+import TopDetectionsOp from '../operations/TopDetections.graphql';
+import WhoamiOp from '../operations/Whoami.graphql';
+
+type RawOperation = typeof WhoamiOp;
+
+/** An operation module with the types of its answer and variables (the phantom field is never set). */
+export interface Operation<TData, TVars> extends RawOperation {
+  readonly types?: { data: TData; variables: TVars };
+}
+
+const typed = <TData, TVars>(op: RawOperation): Operation<TData, TVars> => op;
+
+export const AppKeys = typed<G.AppKeysQuery, G.AppKeysQueryVariables>(AppKeysOp);
+export const BuildFindings = typed<G.BuildFindingsQuery, G.BuildFindingsQueryVariables>(BuildFindingsOp);
+export const BuildTrend = typed<G.BuildTrendQuery, G.BuildTrendQueryVariables>(BuildTrendOp);
+export const ConsoleApps = typed<G.ConsoleAppsQuery, G.ConsoleAppsQueryVariables>(ConsoleAppsOp);
+export const LatestBuilds = typed<G.LatestBuildsQuery, G.LatestBuildsQueryVariables>(LatestBuildsOp);
+export const RefusedExchanges = typed<G.RefusedExchangesQuery, G.RefusedExchangesQueryVariables>(RefusedExchangesOp);
+export const RevokeKey = typed<G.RevokeKeyMutation, G.RevokeKeyMutationVariables>(RevokeKeyOp);
+export const ThreatTrend = typed<G.ThreatTrendQuery, G.ThreatTrendQueryVariables>(ThreatTrendOp);
+export const TopDetections = typed<G.TopDetectionsQuery, G.TopDetectionsQueryVariables>(TopDetectionsOp);
+export const Whoami = typed<G.WhoamiQuery, G.WhoamiQueryVariables>(WhoamiOp);
+
+export type { G as Types };

@@ -1,0 +1,260 @@
+import { LatestBuilds, BuildFindings, BuildTrend, type Types } from '../operations';
+import { run } from '../api';
+import { ago, bytes, n, rangeVariables, when } from '../format';
+import { Async, Empty, Grade, Panel, Tag } from '../ui';
+import { useQuery } from '../use-query';
+import type { ViewProps } from './types';
+
+type ScanSummary = Build['scans'][number];
+
+type Build = Types.LatestBuildsQuery['builds'][number];
+
+type Finding = Scan['findings'][number];
+
+type Scan = NonNullable<Types.BuildFindingsQuery['scan']>;
+
+/** The static scan when there is one (it read the package), else the preview. */
+const bestScan = (b: Build): ScanSummary | undefined => b.scans.find((s) => s.engine === 'static') ?? b.scans.find((s) => s.engine === 'preview');
+
+type GradeCount = Types.BuildTrendQuery['latestGradeDistribution'][number];
+
+/** Builds per day in the range with their grades, and the grade of every app's latest build. */
+function BuildTrendPanel({ appId, range }: ViewProps) {
+  const [state, reload] = useQuery(`buildtrend:${appId}:${range.from}:${range.to}`, () =>
+    run(BuildTrend, { appId, ...rangeVariables(range) }),
+  );
+  return (
+    <Async state={state} what="the build trend" retry={reload}>
+      {(data) => {
+        const days = [...(data.app?.buildTrend ?? [])].reverse();
+        const fleet = data.latestGradeDistribution;
+        const fleetTotal = fleet.reduce((s, g) => s + g.count, 0);
+        return (
+          <div class="split split-even">
+            <Panel title="Builds per day" id="build-trend" subtitle={`${range.from} to ${range.to}, grades of their latest static scans`}>
+              {days.length === 0 ? (
+                <Empty title="No build registered in this range." />
+              ) : (
+                <table class="table" data-table="build-trend">
+                  <tbody>
+                    {days.map((d) => (
+                      <tr data-day={d.day}>
+                        <td class="mono">{d.day}</td>
+                        <td class="num" data-field="builds">{n(d.builds)}</td>
+                        <td class="grade-strip">
+                          {d.grades.map((g) => (
+                            <span data-grade={g.grade}>
+                              <Grade grade={g.grade === 'none' ? null : g.grade} title={g.grade === 'none' ? 'not scanned yet' : undefined} /> {n(g.count)}
+                            </span>
+                          ))}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </Panel>
+            <Panel title="Latest build of every app" id="fleet" subtitle={`${n(fleetTotal)} apps with a build, by the grade of their newest one`}>
+              {fleet.length === 0 ? (
+                <Empty title="No app has a build yet." />
+              ) : (
+                <div class="fleet">
+                  {fleet.map((g) => (
+                    <div class="fleet-cell" data-grade={g.grade}>
+                      <Grade grade={g.grade === 'none' ? null : g.grade} />
+                      <b data-field="count">{n(g.count)}</b>
+                      <span class="muted">{g.grade === 'none' ? 'not scanned' : `grade ${g.grade}`}</span>
+                    </div>
+                  ))}
+                </div>
+              )}
+            </Panel>
+          </div>
+        );
+      }}
+    </Async>
+  );
+}
+
+export function BuildsView(props: ViewProps) {
+  const { appId } = props;
+  const [state, reload] = useQuery(`builds:${appId}`, () => run(LatestBuilds, { appId }).then((d) => d.builds));
+  return (
+    <Async state={state} what="builds" retry={reload}>
+      {(builds) => {
+        const open = props.build ? builds.find((b) => b.id === props.build) : undefined;
+        return (
+          <>
+          <BuildTrendPanel {...props} />
+          <div class={open ? 'split' : ''}>
+            <BuildList builds={builds} {...props} />
+            {props.build ? open ? <BuildDetail build={open} close={() => props.navigate({ view: 'builds', build: null })} /> : (
+              <Panel title="Build not in the latest 15" id="finding">
+                <Empty title={`Build ${props.build} is not among this app's newest builds.`}>Pick a build from the list.</Empty>
+              </Panel>
+            ) : null}
+          </div>
+          </>
+        );
+      }}
+    </Async>
+  );
+}
+
+function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] }) {
+  if (builds.length === 0) {
+    return (
+      <Panel title="Latest builds" id="builds">
+        <Empty title="No build registered yet.">CI registers builds with POST /v1/builds (shieldgate-ci or the GitHub Action); each upload gets a static scan and a grade.</Empty>
+      </Panel>
+    );
+  }
+  const graded = builds.map(bestScan).filter((s): s is ScanSummary => Boolean(s));
+  const grades = ['A', 'B', 'C', 'D', 'E', 'F'].map((g) => [g, graded.filter((s) => s.grade[0] === g).length] as const).filter(([, c]) => c > 0);
+  return (
+    <Panel
+      title="Latest builds"
+      id="builds"
+      subtitle={
+        <span class="grade-strip">
+          {builds.length} newest ·{' '}
+          {grades.map(([g, c]) => (
+            <span>
+              <Grade grade={g} /> {c}
+            </span>
+          ))}
+          {builds.length - graded.length > 0 ? <span class="muted"> {builds.length - graded.length} not scanned</span> : null}
+        </span>
+      }
+    >
+      <div class="table-wrap">
+        <table class="table table-click" data-table="builds">
+          <thead>
+            <tr>
+              <th>Grade</th>
+              <th>Version</th>
+              <th>Platform</th>
+              <th>Registered</th>
+              <th>Commit</th>
+              <th>Package</th>
+              <th>From</th>
+            </tr>
+          </thead>
+          <tbody>
+            {builds.map((b) => {
+              const scan = bestScan(b);
+              return (
+                <tr data-build={b.id} class={b.id === build ? 'row-on' : ''} onClick={() => navigate({ view: 'builds', build: b.id })}>
+                  <td>
+                    <Grade grade={scan?.grade} title={scan ? `${scan.engine} scan, score ${scan.score}` : 'no scan yet'} />
+                    {scan?.engine === 'preview' ? <Tag>preview</Tag> : null}
+                  </td>
+                  <td class="mono">
+                    <button class="link" aria-label={`Open build ${b.version}`}>{b.version}</button>
+                  </td>
+                  <td>{b.platform}</td>
+                  <td title={when(b.createdAt)}>{ago(b.createdAt)}</td>
+                  <td class="mono">{b.commit ? b.commit.slice(0, 10) : <span class="muted">—</span>}</td>
+                  <td>
+                    {b.artifact ? (
+                      b.artifact.status === 'uploaded' ? (
+                        bytes(b.artifact.sizeBytes)
+                      ) : (
+                        <Tag tone="warn">upload pending</Tag>
+                      )
+                    ) : (
+                      <span class="muted">none declared</span>
+                    )}
+                  </td>
+                  <td class="ellipsis">{b.provenance?.repository ? `${b.provenance.repository} (CI, OIDC)` : <span class="muted">API key</span>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Panel>
+  );
+}
+
+const SEVERITIES: Finding['severity'][] = ['critical', 'high', 'medium', 'low'];
+
+function BuildDetail({ build, close }: { build: Build; close: () => void }) {
+  const scan = bestScan(build);
+  const [state, reload] = useQuery(`scan:${scan?.id ?? 'none'}`, () => (scan ? run(BuildFindings, { scanId: scan.id }).then((d) => d.scan) : Promise.resolve(null)));
+  return (
+    <Panel
+      title={`Build ${build.version} · ${build.platform}`}
+      id="finding"
+      subtitle={<span class="mono">{build.id}</span>}
+      actions={
+        <button class="button button-ghost" onClick={close} aria-label="Close the build">
+          Close
+        </button>
+      }
+    >
+      <dl class="facts">
+        <dt>Registered</dt>
+        <dd>{when(build.createdAt)}</dd>
+        <dt>Commit</dt>
+        <dd class="mono">{build.commit ?? '—'}</dd>
+        {build.provenance ? (
+          <>
+            <dt>Workflow</dt>
+            <dd class="mono ellipsis">{build.provenance.workflowRef ?? '—'}</dd>
+            <dt>Run</dt>
+            <dd class="mono">{build.provenance.runId ?? '—'}</dd>
+          </>
+        ) : null}
+        <dt>Scans</dt>
+        <dd>{build.scans.length ? build.scans.map((s) => `${s.engine} ${s.grade} (${s.score})`).join(' · ') : 'none yet'}</dd>
+      </dl>
+      {!scan ? (
+        <Empty title="No scan of this build yet.">A static scan starts when the package upload completes; the preview scan needs the package metadata.</Empty>
+      ) : (
+        <Async state={state} what="findings" retry={reload}>
+          {(detail) =>
+            !detail ? (
+              <Empty title="The scan is gone.">It may have been removed by retention.</Empty>
+            ) : (
+              <div data-scan={detail.id}>
+                <div class="scan-head">
+                  <Grade grade={detail.grade} />
+                  <div>
+                    <div class="scan-score">
+                      score <b data-field="score">{detail.score}</b> / 100 · {detail.engine} scan · {n(detail.findings.length)} findings
+                    </div>
+                    <div class="muted">
+                      {detail.target.name} {detail.target.version ?? ''} · {when(detail.createdAt)}
+                    </div>
+                  </div>
+                </div>
+                {detail.findings.length === 0 ? (
+                  <Empty title="No findings.">The scan found nothing to report in this package.</Empty>
+                ) : (
+                  <ul class="findings">
+                    {[...detail.findings]
+                      .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity))
+                      .map((f) => (
+                        <li class={`finding sev-${f.severity}`} data-finding={f.id}>
+                          <div class="finding-head">
+                            <span class={`sev sev-${f.severity}`}>{f.severity}</span>
+                            <b>{f.title}</b>
+                            <code class="muted">{f.id}</code>
+                          </div>
+                          <p>{f.detail}</p>
+                          <p class="fix">
+                            <b>Fix:</b> {f.fix}
+                          </p>
+                        </li>
+                      ))}
+                  </ul>
+                )}
+              </div>
+            )
+          }
+        </Async>
+      )}
+    </Panel>
+  );
+}

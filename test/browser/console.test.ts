@@ -1,0 +1,348 @@
+/**
+ * The staff console in a real browser (Debian's chromium through playwright-core) against the real service with
+ * seeded data: sign-in, every view's numbers equal to the API's answers, revoke, the sign-in again after the token
+ * dies, and no Content-Security-Policy violation anywhere. A screenshot of each view lands in test/artifacts/.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startHarness, bearer, type Harness } from '../support/harness';
+import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
+import { revokeStaff } from '../../src/services/keys-service';
+import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
+import { REPO_ROOT } from '../../src/paths';
+import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
+import { seed, type Seeded } from './seed';
+
+const DAY = 86_400_000;
+const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+let h: Harness;
+let issuer: OidcIssuer;
+let data: Seeded;
+let browser: Browser;
+let admin: string;
+let support: string;
+let range: { from: string; to: string };
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(CONSOLE_DIST, 'index.html'))) throw new Error('dist/console is missing: npm run build:console (npm test builds it)');
+  issuer = await startOidcIssuer();
+  // Trusted documents on: support staff may run only registered documents, so every view working proves the
+  // console sends nothing else.
+  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', GRAPHQL_TRUSTED_DOCUMENTS: 'on' } });
+  issuer.bind({ audience: h.baseUrl, now: () => h.clock.now() });
+  data = await seed(h, issuer);
+  admin = await h.newStaff('admin');
+  support = await h.newStaff('support');
+  const now = h.clock.now().getTime();
+  range = { from: isoDay(now - 6 * DAY), to: isoDay(now) };
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+  await issuer?.close();
+});
+
+/** What the API answers: the numbers the page must show (asked as an admin, who may run documents the console does not register). */
+async function gql<T>(token: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const res = await h.api('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(token) }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data: T; errors?: unknown[] };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+const apiRange = () => ({ from: `${range.from}T00:00:00.000Z`, to: new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY).toISOString() });
+
+interface Session {
+  page: Page;
+  problems: PageProblems;
+}
+
+async function open(token: string, hash: string, before?: (page: Page) => void): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems = await watchProblems(page);
+  before?.(page);
+  await page.goto(`${h.baseUrl}/console#${hash}`);
+  await page.fill('[data-control=token]', token);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('.shell');
+  return { page, problems };
+}
+
+const route = (view: string, extra: Record<string, string> = {}, appId = data.appId) => `/${view}?${new URLSearchParams({ app: appId, ...range, ...extra })}`;
+
+/** Nothing refused by the policy, no script error: asserted at the end of every browser test. */
+async function clean(s: Session): Promise<void> {
+  expect(await s.problems.violations()).toEqual([]);
+  expect(s.problems.errors).toEqual([]);
+  await s.page.context().close();
+}
+
+const cellText = (page: Page, selector: string) => page.$$eval(selector, (cells) => cells.map((c) => (c.textContent ?? '').trim()));
+
+describe('serving', () => {
+  it('answers the page with a strict policy and no caching, and its hashed assets as immutable', async () => {
+    const res = await h.api('/console');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const html = await res.text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets).toHaveLength(2);
+    expect(html).not.toMatch(/https?:\/\//); // nothing from another origin
+    for (const asset of assets) {
+      const a = await h.api(asset);
+      expect(a.status).toBe(200);
+      expect(a.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(a.headers.get('content-type')).toMatch(asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
+      expect(a.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+      expect(await a.text()).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z]/i); // no CDN or font service in the bundle
+    }
+    const missing = await h.api('/console/assets/console-AAAAAAAA.js');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('sign-in', () => {
+  it('refuses a token the service does not accept, and keeps an accepted one out of storage, cookies and the URL', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = await watchProblems(page);
+    await page.goto(`${h.baseUrl}/console`);
+    await page.fill('[data-control=token]', 'stf_nosuchid_abcdefghijklmnop');
+    await page.click('button[type=submit]');
+    await expect(page.textContent('.field-error')).resolves.toContain('did not accept this token');
+    await screenshot(page, 'console-sign-in-refused');
+    await page.fill('[data-control=token]', support);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.shell');
+    expect(await page.textContent('.who')).toContain('support');
+    const stored = await page.evaluate<{ local: number; session: number; cookie: string; url: string }>('({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href })');
+    expect(stored).toEqual({ local: 0, session: 0, cookie: '', url: expect.not.stringContaining('stf_') });
+    expect((await context.cookies()).length).toBe(0);
+    // A reload forgets the token: it lived in the tab's memory only.
+    await page.reload();
+    await page.waitForSelector('[data-control=token]');
+    await clean({ page, problems });
+  });
+
+  it('returns to sign-in with the reason when the token is revoked mid-session, and after signing out', async () => {
+    const token = await h.newStaff('support');
+    const s = await open(token, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    await revokeStaff(h.deps, token.split('_')[1]);
+    await s.page.click('[data-view=builds]');
+    await s.page.waitForSelector('[data-notice]');
+    expect(await s.page.textContent('[data-notice]')).toContain('expired or was revoked');
+    await screenshot(s.page, 'console-token-revoked');
+
+    await s.page.fill('[data-control=token]', support);
+    await s.page.click('button[type=submit]');
+    await s.page.waitForSelector('.shell');
+    await s.page.click('[data-action=sign-out]');
+    expect(await s.page.textContent('[data-notice]')).toContain('Signed out');
+    await clean(s);
+  });
+});
+
+describe('views', () => {
+  it('threats: the table and tiles equal threatTrend for the range, asked for in the persisted-query form', async () => {
+    const { app } = await gql<{ app: { threatTrend: Array<{ day: string; detection: string; threats: number; events: number; devices: number }> } }>(
+      admin,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { threatTrend(range: $range) { day detection threats events devices } } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    const threatStats = app.threatTrend;
+    expect(threatStats.length).toBeGreaterThan(10);
+    const bodies: Array<{ operationName: string; query?: string; extensions: { persistedQuery: { version: number; sha256Hash: string } } }> = [];
+    const s = await open(support, route('threats'), (page) => page.on('request', (r) => r.url().endsWith('/graphql') && bodies.push(JSON.parse(r.postData() ?? '{}'))));
+    await s.page.waitForSelector('[data-table=trend]');
+    // Named operations by hash: the hash is the SHA-256 of the operation file's exact text (the trusted-document id).
+    expect(bodies.map((b) => b.operationName)).toEqual(expect.arrayContaining(['Whoami', 'ConsoleApps', 'ThreatTrend']));
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'src', 'generated', 'trusted-documents.json'), 'utf8')) as Record<string, string>;
+    for (const b of bodies) {
+      const file = fs.readFileSync(path.join(REPO_ROOT, 'console', 'operations', `${b.operationName}.graphql`), 'utf8');
+      const hash = createHash('sha256').update(file).digest('hex');
+      expect(b.extensions.persistedQuery).toEqual({ version: 1, sha256Hash: hash });
+      expect(manifest[`sha256:${hash}`]).toBe(file); // registered, so sent by hash alone (the server knows the text)
+      expect(b.query).toBeUndefined();
+    }
+    await s.page.waitForSelector('.chart canvas');
+    const rows = await s.page.$$eval('[data-table=trend] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        day: tr.getAttribute('data-day'),
+        detection: tr.getAttribute('data-detection'),
+        threats: Number(tr.querySelector('[data-field=threats]')?.textContent?.replace(/,/g, '')),
+        events: Number(tr.querySelector('[data-field=events]')?.textContent?.replace(/,/g, '')),
+        devices: Number(tr.querySelector('[data-field=devices]')?.textContent?.replace(/,/g, '')),
+      })),
+    );
+    const key = (p: { day: string | null; detection: string | null }) => `${p.day} ${p.detection}`;
+    expect([...rows].sort((a, b) => key(a).localeCompare(key(b)))).toEqual([...threatStats].sort((a, b) => key(a).localeCompare(key(b))));
+    const total = threatStats.reduce((sum, p) => sum + p.threats, 0);
+    expect(await s.page.textContent('[data-stat=threats] .stat-value')).toBe(total.toLocaleString('en-US'));
+    expect(await s.page.$$('.chart canvas')).toHaveLength(2); // the trend and events against devices
+    await screenshot(s.page, 'console-threats');
+    await clean(s);
+  });
+
+  it('top detections: each row equals threatBreakdown by detection, app version and build', async () => {
+    const { app } = await gql<{ app: { threatBreakdown: Array<{ detection: string; appVersion: string | null; buildId: string | null; threats: number; events: number; devices: number }> } }>(
+      admin,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { threatBreakdown(range: $range, by: [detection, appVersion, buildId], first: 50) { detection appVersion buildId threats events devices } } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    expect(app.threatBreakdown.length).toBeGreaterThan(3);
+    const s = await open(support, route('top'));
+    await s.page.waitForSelector('[data-table=top]');
+    const rows = await s.page.$$eval('[data-table=top] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        detection: tr.getAttribute('data-detection'),
+        appVersion: tr.getAttribute('data-version') || null,
+        buildId: tr.getAttribute('data-build') || null,
+        threats: Number(tr.querySelector('[data-field=threats]')?.textContent?.replace(/,/g, '')),
+        events: Number(tr.querySelector('[data-field=events]')?.textContent?.replace(/,/g, '')),
+        devices: Number(tr.querySelector('[data-field=devices]')?.textContent?.replace(/,/g, '')),
+      })),
+    );
+    expect(rows).toEqual(app.threatBreakdown); // same rows, same order (biggest first)
+    expect(rows.some((r) => r.appVersion === '2.4.1' && r.buildId === data.builds.risky)).toBe(true);
+    // A build links to its findings.
+    await s.page.click(`[data-build="${data.builds.risky}"] button.link`);
+    await s.page.waitForSelector(`[data-panel=finding]`);
+    await s.page.goBack();
+    await s.page.waitForSelector('[data-table=top]');
+    await screenshot(s.page, 'console-top-detections');
+    await clean(s);
+  });
+
+  it('builds: grades equal the API, and a build drills into its findings', async () => {
+    const { builds } = await gql<{ builds: Array<{ id: string; scans: Array<{ id: string; engine: string; grade: string }> }> }>(
+      admin,
+      'query($appId: ID!) { builds(appId: $appId, limit: 15) { id scans { id engine grade } } }',
+      { appId: data.appId },
+    );
+    const trend = await gql<{ app: { buildTrend: Array<{ day: string; builds: number; grades: Array<{ grade: string; count: number }> }> }; latestGradeDistribution: Array<{ grade: string; count: number }> }>(
+      admin,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { buildTrend(range: $range) { day builds grades { grade count } } } latestGradeDistribution { grade count } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    const s = await open(support, route('builds'));
+    await s.page.waitForSelector('[data-table=builds]');
+    await s.page.waitForSelector('[data-table=build-trend]');
+    const trendRows = await s.page.$$eval('[data-table=build-trend] tr', (trs) =>
+      trs.map((tr) => ({
+        day: tr.getAttribute('data-day'),
+        builds: Number(tr.querySelector('[data-field=builds]')?.textContent),
+        grades: [...tr.querySelectorAll('[data-grade]')].map((g) => ({ grade: g.getAttribute('data-grade'), count: Number((g.textContent ?? '').replace(/^\D*\s/, '').trim()) })),
+      })),
+    );
+    expect(trendRows).toEqual([...trend.app.buildTrend].reverse());
+    const fleet = await s.page.$$eval('[data-panel=fleet] [data-grade]', (els) => els.map((e) => ({ grade: e.getAttribute('data-grade'), count: Number(e.querySelector('[data-field=count]')?.textContent) })));
+    expect(fleet).toEqual(trend.latestGradeDistribution);
+    expect(await s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-build')))).toEqual(builds.map((b) => b.id));
+    for (const b of builds) {
+      const scan = b.scans.find((x) => x.engine === 'static') ?? b.scans.find((x) => x.engine === 'preview');
+      expect(await s.page.textContent(`tr[data-build="${b.id}"] .grade`)).toBe(scan?.grade ?? '—');
+    }
+    const risky = builds.find((b) => b.id === data.builds.risky)!;
+    const staticScan = risky.scans.find((x) => x.engine === 'static')!;
+    const { scan } = await gql<{ scan: { score: number; findings: Array<{ id: string; severity: string }> } }>(admin, 'query($id: ID!) { scan(id: $id) { score findings { id severity } } }', { id: staticScan.id });
+    expect(scan.findings.length).toBeGreaterThan(0);
+    await s.page.click(`tr[data-build="${data.builds.risky}"]`);
+    await s.page.waitForSelector(`[data-scan="${staticScan.id}"]`);
+    expect(s.page.url()).toContain(`build=${data.builds.risky}`);
+    expect(await s.page.textContent('[data-panel=finding] [data-field=score]')).toBe(String(scan.score));
+    const shown = await s.page.$$eval('[data-finding]', (els) => els.map((e) => e.getAttribute('data-finding')));
+    expect([...shown].sort()).toEqual(scan.findings.map((f) => f.id).sort());
+    expect(shown).toEqual(expect.arrayContaining(['android.debuggable']));
+    await screenshot(s.page, 'console-builds');
+    await clean(s);
+  });
+
+  it('refused exchanges: per day and reason equal refusedExchanges, and the latest entries show the failed checks', async () => {
+    const { app } = await gql<{ app: { refusedExchanges: Array<{ day: string; reason: string; count: number }> } }>(
+      admin,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { refusedExchanges(range: $range) { day reason count } } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    const expected = new Map(app.refusedExchanges.map((r) => [`${r.day} ${r.reason}`, r.count]));
+    expect(new Set(app.refusedExchanges.map((r) => r.reason))).toEqual(new Set(['malformed', 'not_trusted', 'pull_request']));
+    expect(new Set(app.refusedExchanges.map((r) => r.day)).size).toBe(3);
+    const s = await open(support, route('refused'));
+    await s.page.waitForSelector('[data-table=refusals]');
+    const cells = await s.page.$$eval('[data-table=refusals] tbody td[data-reason]', (tds) =>
+      tds.map((td) => ({ key: `${td.closest('tr')?.getAttribute('data-day')} ${td.getAttribute('data-reason')}`, text: (td.textContent ?? '').trim() })),
+    );
+    const shown = new Map(cells.filter((c) => c.text !== '·').map((c) => [c.key, Number(c.text)]));
+    expect(shown).toEqual(expected);
+    const total = [...expected.values()].reduce((a, b) => a + b, 0);
+    expect(await s.page.textContent('[data-stat=refusals] .stat-value')).toBe(String(total));
+    // Each not_trusted entry says which check of the rule failed: the workflow of a nightly job, the subject of a branch.
+    const outcomes = (await cellText(s.page, '[data-panel=denied] [data-outcome]')).join('\n');
+    expect(outcomes).toMatch(/failed workflowRef: expected acme\/mobile-app\/.github\/workflows\/release.yml@refs\/heads\/main, token said acme\/mobile-app\/.github\/workflows\/nightly.yml/);
+    expect(outcomes).toContain('refs/heads/feature/login');
+    expect(await s.page.textContent('[data-panel=denied]')).toContain('job_workflow_ref');
+    await screenshot(s.page, 'console-refused-exchanges');
+    await clean(s);
+  });
+
+  it('keys: support reads them without any revoke control', async () => {
+    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
+    const s = await open(support, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    expect((await s.page.$$eval('[data-table=keys] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-key')))).sort()).toEqual(app.apiKeys.map((k) => k.id).sort());
+    expect(await s.page.$$('[data-table=keys] button')).toHaveLength(0);
+    expect(await s.page.textContent('[data-panel=keys]')).toContain('support: read only');
+    await screenshot(s.page, 'console-keys-support');
+    await clean(s);
+  });
+
+  it('keys: an admin revokes one after confirming, and the API refuses it from then on', async () => {
+    const before = await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) });
+    expect(before.status).toBe(200);
+    const s = await open(admin, route('keys'));
+    await s.page.waitForSelector('[data-table=keys]');
+    const row = `tr[data-key="${data.nightlyKey.id}"]`;
+    await s.page.click(`${row} button`);
+    await s.page.waitForSelector('dialog[open]');
+    expect(await s.page.textContent('dialog[open]')).toContain(data.nightlyKey.id);
+    await screenshot(s.page, 'console-keys-revoke-dialog');
+    // Cancel first: nothing happens.
+    await s.page.click('dialog[open] .button-ghost');
+    expect(await s.page.$('dialog[open]')).toBeNull();
+    expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(200);
+    await s.page.click(`${row} button`);
+    await s.page.click('dialog[open] [data-confirm]');
+    await s.page.waitForSelector('.notice');
+    await s.page.locator(`${row} [data-field=status]`, { hasText: 'revoked' }).waitFor();
+    expect(await s.page.$(`${row} button`)).toBeNull();
+    expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(401);
+    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
+    expect(app.apiKeys.find((k) => k.id === data.nightlyKey.id)?.revokedAt).toEqual(expect.any(String));
+    await screenshot(s.page, 'console-keys-admin');
+    await clean(s);
+  });
+
+  it('an app with no data shows designed empty states in every view', async () => {
+    const s = await open(support, route('threats', {}, data.quietAppId));
+    for (const view of ['threats', 'top', 'builds', 'refused', 'keys']) {
+      await s.page.click(`[data-view=${view}]`);
+      // Every panel done loading, and an empty state where data would be.
+      await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
+      await s.page.waitForSelector('.main .loading', { state: 'detached' });
+      expect(await s.page.$('.main .error')).toBeNull();
+      if (view === 'threats' || view === 'refused') await screenshot(s.page, `console-empty-${view}`);
+    }
+    await clean(s);
+  });
+});
