@@ -837,21 +837,22 @@ function createProgress(total, out, tty) {
       startedAt = Date.now();
       lastDecile = -1;
     },
+    // Called per chunk: only arithmetic unless a line is due (every 100 ms on a terminal, every 10 % in a log).
     advance(bytes) {
       sent += bytes;
-      const { percent, text } = line();
       if (tty) {
         const now = Date.now();
         if (now - lastDraw < 100 && sent < total) return;
         lastDraw = now;
+        const { percent, text } = line();
         const filled = Math.round(percent / 5);
         out.write(`\r[${"#".repeat(filled)}${" ".repeat(20 - filled)}] ${text}\x1B[K`);
         return;
       }
-      const decile = Math.floor(percent / 10);
+      const decile = total > 0 ? Math.floor(sent / total * 10) : 10;
       if (decile > lastDecile) {
         lastDecile = decile;
-        out.write(`upload ${text}
+        out.write(`upload ${line().text}
 `);
       }
     },
@@ -967,34 +968,58 @@ function classify(status, body, retryAfter) {
   }
   return { kind: "fatal", message: `upload failed: ${detail ?? `HTTP ${status}`}` };
 }
+var CHUNK_BYTES = 1024 * 1024;
+var BUFFERS = 3;
+var Stopped = class extends Error {
+};
+async function sendBody(file, sizeBytes, req, stopped, progress) {
+  const handle = await Promise.race([import_node_fs3.default.promises.open(file, "r"), stopped]);
+  try {
+    const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
+    const taken = buffers.map(() => Promise.resolve());
+    for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
+      await Promise.race([taken[i], stopped]);
+      const { bytesRead } = await Promise.race([handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset), stopped]);
+      if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
+      taken[i] = new Promise((resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => resolve(error ? stopped : void 0)));
+      offset += bytesRead;
+      progress.advance(bytesRead);
+    }
+    await Promise.race([Promise.all(taken), stopped]);
+    req.end();
+  } finally {
+    await handle.close();
+  }
+}
 function putOnce(url, file, sizeBytes, progress) {
   return new Promise((resolve) => {
     const target = new URL(url);
     const transport = target.protocol === "https:" ? import_node_https.default : import_node_http.default;
     let settled = false;
+    let stop = () => void 0;
+    const stopped = new Promise((_resolve, reject) => stop = reject);
+    stopped.catch(() => void 0);
     const settle = (outcome) => {
       if (settled) return;
       settled = true;
+      stop(new Stopped());
       resolve(outcome);
     };
-    const source = import_node_fs3.default.createReadStream(file, { highWaterMark: 1024 * 1024 });
     const req = transport.request(target, {
       method: "PUT",
       headers: { "content-type": "application/octet-stream", "content-length": String(sizeBytes), "user-agent": "shieldgate-ci" }
     });
     const broken = (error) => {
-      source.destroy();
       req.destroy();
       settle({ kind: "fresh_url", reason: `the connection broke (${error.code ?? error.message})` });
     };
     req.on("error", broken);
-    source.on("error", (error) => {
-      req.destroy();
-      settle({ kind: "fatal", message: `cannot read ${file}: ${error.message}` });
+    let answered = false;
+    req.on("close", () => {
+      if (!answered) broken(new Error("closed before an answer"));
     });
     req.on("response", (res) => {
-      source.unpipe(req);
-      source.destroy();
+      answered = true;
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => {
@@ -1004,8 +1029,10 @@ function putOnce(url, file, sizeBytes, progress) {
       res.on("error", broken);
     });
     progress.start();
-    source.on("data", (chunk) => progress.advance(chunk.length));
-    source.pipe(req);
+    sendBody(file, sizeBytes, req, stopped, progress).catch((error) => {
+      if (!(error instanceof Stopped)) settle({ kind: "fatal", message: `cannot read ${file}: ${error.message}` });
+      req.destroy();
+    });
   });
 }
 var MAX_ATTEMPTS2 = 8;
