@@ -1,51 +1,73 @@
 /**
- * npm run bench:client: a 500 MB upload by shieldgate-ci's upload step (streamed PUT with progress, as the command
- * runs it) against `curl -T` of the same file, each to a fresh upload URL of the same service (a separate process).
- * Prints MB/s of each, the ratio client/curl, and the client's peak RSS growth during its upload (this process's
- * VmHWM, reset just before). Targets: >= 0.9 of curl's throughput, RSS growth < 64 MB.
+ * npm run bench:client: a 500 MB upload by shieldgate-ci's upload step against `curl -T` of the same file, each to a
+ * fresh upload URL of the same service. Each is its own process, as in a CI job: curl, and bench/client-step.ts
+ * running the compiled client (client/dist) the way the command does (streamed PUT, progress lines, retries).
+ * curl and the client alternate over the rounds, so a busy neighbour hits both alike; prints every round, the
+ * medians, the ratio client/curl, the client process's peak RSS growth over its RSS just before the upload (VmHWM),
+ * and the load average. Targets: >= 0.9 of curl's throughput, RSS growth < 64 MB.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { execFileSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { MongoClient } from 'mongodb';
 import { benchMongo, fmt, freePort, makeRandomFile, spawnTs, stopChild, waitForHttp } from './support';
 import { loadConfig } from '../src/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/logger';
+import { REPO_ROOT } from '../src/paths';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
-import { apiKeyCredential, call, createApiClient, createProgress, uploadArtifact, type Build } from '../client/src';
+import { apiKeyCredential, call, createApiClient, type Build } from '../client/src';
 
 const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 500 * 1024 * 1024);
 /** curl and the client alternate, so a noisy neighbour hits both alike. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const MB = 1024 * 1024;
 
-function selfKb(field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync('/proc/self/status', 'utf8'));
-  return m ? Number(m[1]) : 0;
+const loadAverage = () => os.loadavg().map((l) => fmt(l, 2)).join(' ');
+
+/** curl's own transfer time (time_total) and the CPU time of its process (GNU time). */
+function curlUpload(file: string, url: string): Promise<{ seconds: number; cpuSeconds: number }> {
+  return new Promise((resolve, reject) => {
+    const args = ['-f', '%U %S', 'curl', '-sS', '-T', file, '-H', 'content-type: application/octet-stream', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', url];
+    execFile('/usr/bin/time', args, { encoding: 'utf8' }, (error, out, err) => {
+      if (error) return reject(error);
+      const [status, seconds] = out.trim().split(' ');
+      if (status !== '200') return reject(new Error(`curl upload answered ${status}`));
+      const [user, system] = err.trim().split('\n').at(-1)!.split(' ').map(Number);
+      resolve({ seconds: Number(seconds), cpuSeconds: user + system });
+    });
+  });
 }
 
-/** Growth of this process's peak RSS over its RSS just before `fn`. */
-async function withRssWatch<T>(fn: () => Promise<T>): Promise<{ result: T; growthMb: number }> {
-  global.gc?.();
-  try {
-    fs.writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
-  } catch {
-    /* not permitted: the samples below still see the peak, less precisely */
-  }
-  const baseline = selfKb('VmRSS');
-  let peak = baseline;
-  const timer = setInterval(() => (peak = Math.max(peak, selfKb('VmRSS'))), 10);
-  try {
-    const result = await fn();
-    peak = Math.max(peak, selfKb('VmHWM'));
-    return { result, growthMb: (peak - baseline) / 1024 };
-  } finally {
-    clearInterval(timer);
-  }
+interface StepResult {
+  seconds: number;
+  cpuSeconds: number;
+  baselineKb: number;
+  peakKb: number;
+}
+
+/** One run of the client's upload step in its own process (bench/client-step.ts). */
+function clientUpload(input: { baseUrl: string; apiKey: string; build: Build; file: string }, work: string): Promise<StepResult> {
+  const inputFile = path.join(work, 'step.json');
+  fs.writeFileSync(inputFile, JSON.stringify(input));
+  return new Promise((resolve, reject) => {
+    // BENCH_CLIENT_PROFILE=DIR writes a V8 CPU profile of each client run there (open it in Chrome's DevTools).
+    const profile = process.env.BENCH_CLIENT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CLIENT_PROFILE)] : [];
+    const child = spawn(process.execPath, [...profile, '-r', 'tsx/cjs', path.join(REPO_ROOT, 'bench', 'client-step.ts'), inputFile], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`client step exited ${code}: ${err.trim().slice(-2000)}`));
+      const progressLines = err.split('\n').filter((line) => line.startsWith('upload ')).length;
+      if (progressLines < 10) return reject(new Error(`the client reported progress ${progressLines} times, not every 10 %`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1)!) as StepResult);
+    });
+  });
 }
 
 function clearArtifacts(dir: string): void {
@@ -79,41 +101,49 @@ async function main(): Promise<void> {
     let round = 0;
     const register = async (): Promise<Build> =>
       (await call('register', credential, (headers) => api.POST('/v1/builds', { body: { platform: 'android', version: `1.0.${round++}`, artifact: { sizeBytes: SIZE, sha256 } }, headers }))).data;
-    const sink = new Writable({ write: (_c, _e, done) => done() });
 
+    const loadBefore = loadAverage();
     const curlSeconds: number[] = [];
     const clientSeconds: number[] = [];
-    let growthMb = 0;
+    const curlCpu: number[] = [];
+    const clientCpu: number[] = [];
+    const growthMb: number[] = [];
+    const mbps = (seconds: number) => SIZE / MB / seconds;
     for (let i = 0; i < ROUNDS; i++) {
-      const forCurl = await register();
-      const out = execFileSync('curl', ['-sS', '-T', file, '-H', 'content-type: application/octet-stream', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', forCurl.artifact!.uploadUrl!], { encoding: 'utf8' });
-      const [status, seconds] = out.trim().split(' ');
-      if (status !== '200') throw new Error(`curl upload answered ${status}`);
-      curlSeconds.push(Number(seconds));
-      clearArtifacts(artifactDir);
-
-      const forClient = await register();
-      const watched = await withRssWatch(async () => {
-        const started = process.hrtime.bigint();
-        await uploadArtifact({ api, credential, build: forClient, file, progress: createProgress(SIZE, sink, false), log: (line) => console.log(line) });
-        return Number(process.hrtime.bigint() - started) / 1e9;
-      });
-      clientSeconds.push(watched.result);
-      growthMb = Math.max(growthMb, watched.growthMb);
-      clearArtifacts(artifactDir);
+      // Who goes first alternates too, so neither always follows the other's page-cache and disk write-back.
+      for (const who of i % 2 === 0 ? ['curl', 'client'] : ['client', 'curl']) {
+        const build = await register();
+        if (who === 'curl') {
+          const run = await curlUpload(file, build.artifact!.uploadUrl!);
+          curlSeconds.push(run.seconds);
+          curlCpu.push(run.cpuSeconds);
+        } else {
+          const step = await clientUpload({ baseUrl, apiKey: key, build, file }, work);
+          clientSeconds.push(step.seconds);
+          clientCpu.push(step.cpuSeconds);
+          growthMb.push((step.peakKb - step.baselineKb) / 1024);
+        }
+        clearArtifacts(artifactDir);
+      }
+      console.log(
+        `round ${i + 1}: curl ${fmt(mbps(curlSeconds[i]))} MB/s (CPU ${fmt(curlCpu[i], 2)} s), shieldgate-ci ${fmt(mbps(clientSeconds[i]))} MB/s (CPU ${fmt(clientCpu[i], 2)} s, RSS +${fmt(growthMb[i])} MB), load average ${loadAverage()}`,
+      );
     }
 
-    const mbps = (seconds: number) => SIZE / MB / seconds;
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = Math.floor(sorted.length / 2);
+      return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    };
     const curlMbps = mbps(median(curlSeconds));
     const clientMbps = mbps(median(clientSeconds));
     const ratio = clientMbps / curlMbps;
-    const list = (xs: number[]) => xs.map((x) => fmt(mbps(x))).join(', ');
-    console.log(`bench:client: ${fmt(SIZE / MB, 0)} MB x ${ROUNDS} rounds, Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
-    console.log(`curl -T       : ${fmt(curlMbps)} MB/s median (rounds: ${list(curlSeconds)})`);
-    console.log(`shieldgate-ci : ${fmt(clientMbps)} MB/s median (rounds: ${list(clientSeconds)})`);
+    const peakGrowth = Math.max(...growthMb);
+    console.log(`bench:client: ${fmt(SIZE / MB, 0)} MB x ${ROUNDS} rounds, Node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${loadAverage()} after`);
+    console.log(`curl -T       : ${fmt(curlMbps)} MB/s median, CPU ${fmt(median(curlCpu), 2)} s median`);
+    console.log(`shieldgate-ci : ${fmt(clientMbps)} MB/s median, CPU ${fmt(median(clientCpu), 2)} s median`);
     console.log(`ratio client/curl: ${fmt(ratio, 2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT met'})`);
-    console.log(`client peak RSS growth during an upload: ${fmt(growthMb)} MB (target < 64 MB: ${growthMb < 64 ? 'met' : 'NOT met'})`);
+    console.log(`client process peak RSS growth during an upload: ${fmt(peakGrowth)} MB (target < 64 MB: ${peakGrowth < 64 ? 'met' : 'NOT met'})`);
   } finally {
     await stopChild(service);
     await mongoClient.db(dbName).dropDatabase().catch(() => undefined);
