@@ -716,7 +716,7 @@ var ExchangeRefused = class extends CliError {
 function apiKeyCredential(key) {
   return { kind: "api_key", authorization: async () => `Bearer ${key}`, renew: async () => false };
 }
-async function exchangeOnce(api, env, serverUrl2, appId, log) {
+async function exchangeOnce(api, env, serverUrl2, appId, log, now) {
   const idToken = await requestIdToken(env, serverUrl2);
   for (let attempt = 1; ; attempt++) {
     let answer;
@@ -730,7 +730,7 @@ async function exchangeOnce(api, env, serverUrl2, appId, log) {
     const { data, error, response } = answer;
     if (data) {
       mask(env, data.accessToken);
-      return { token: data.accessToken, renewAt: Date.now() + data.expiresIn * 1e3 - RENEW_MARGIN_MS };
+      return { token: data.accessToken, renewAt: now() + data.expiresIn * 1e3 - Math.min(RENEW_MARGIN_MS, data.expiresIn * 1e3 / 2) };
     }
     if (response.status === 401) {
       const report = refusalReport(appId, serverUrl2, decodeRuleClaims(idToken));
@@ -746,16 +746,16 @@ async function exchangeOnce(api, env, serverUrl2, appId, log) {
     throw new ServiceError(response.status, problem.code, `token exchange: ${problem.detail}`);
   }
 }
-async function githubOidcCredential(api, env, serverUrl2, appId, log) {
-  let held = await exchangeOnce(api, env, serverUrl2, appId, log);
+async function githubOidcCredential(api, env, serverUrl2, appId, log, now = Date.now) {
+  let held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
   return {
     kind: "oidc",
     authorization: async () => {
-      if (Date.now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl2, appId, log);
+      if (now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
       return `Bearer ${held.token}`;
     },
     renew: async () => {
-      held = await exchangeOnce(api, env, serverUrl2, appId, log);
+      held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
       return true;
     }
   };
@@ -973,19 +973,29 @@ var BUFFERS = 3;
 var Stopped = class extends Error {
 };
 async function sendBody(file, sizeBytes, req, stopped, progress) {
-  const handle = await Promise.race([import_node_fs3.default.promises.open(file, "r"), stopped]);
+  const handle = await import_node_fs3.default.promises.open(file, "r");
   try {
     const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
     const taken = buffers.map(() => Promise.resolve());
+    let writeFailed = false;
     for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
       await Promise.race([taken[i], stopped]);
-      const { bytesRead } = await Promise.race([handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset), stopped]);
+      if (writeFailed) await stopped;
+      const reading = handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
+      reading.catch(() => void 0);
+      const { bytesRead } = await Promise.race([reading, stopped]);
       if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
-      taken[i] = new Promise((resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => resolve(error ? stopped : void 0)));
+      taken[i] = new Promise(
+        (resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => {
+          if (error) writeFailed = true;
+          resolve();
+        })
+      );
       offset += bytesRead;
       progress.advance(bytesRead);
     }
     await Promise.race([Promise.all(taken), stopped]);
+    if (writeFailed) await stopped;
     req.end();
   } finally {
     await handle.close();

@@ -59,22 +59,33 @@ class Stopped extends Error {}
  * read into again only once the socket has taken it (its write callback), which is also the back-pressure.
  */
 async function sendBody(file: string, sizeBytes: number, req: http.ClientRequest, stopped: Promise<never>, progress: Progress): Promise<void> {
-  const handle = await Promise.race([fs.promises.open(file, 'r'), stopped]);
+  const handle = await fs.promises.open(file, 'r');
   try {
     const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
     const taken: Promise<void>[] = buffers.map(() => Promise.resolve());
+    // A failed write breaks the request, whose error or close settles the upload: then only `stopped` is awaited.
+    let writeFailed = false;
     for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
       await Promise.race([taken[i], stopped]);
-      const { bytesRead } = await Promise.race([handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset), stopped]);
+      if (writeFailed) await stopped;
+      const reading = handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
+      reading.catch(() => undefined); // when the request settles first, a late failure of this read is nobody's concern
+      const { bytesRead } = await Promise.race([reading, stopped]);
       if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
-      // A failed write breaks the request, whose error settles the upload: wait for that.
-      taken[i] = new Promise((resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => resolve(error ? stopped : undefined)));
+      taken[i] = new Promise((resolve) =>
+        req.write(buffers[i].subarray(0, bytesRead), (error) => {
+          if (error) writeFailed = true;
+          resolve();
+        }),
+      );
       offset += bytesRead;
       progress.advance(bytesRead);
     }
     await Promise.race([Promise.all(taken), stopped]);
+    if (writeFailed) await stopped;
     req.end();
   } finally {
+    // Waits for a read still in flight (FileHandle.close does) before the descriptor goes.
     await handle.close();
   }
 }
