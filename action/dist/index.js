@@ -973,7 +973,7 @@ var BUFFERS = 3;
 var Stopped = class extends Error {
 };
 async function sendBody(file, sizeBytes, req, stopped, progress) {
-  const handle = await import_node_fs3.default.promises.open(file, "r");
+  const fd = import_node_fs3.default.openSync(file, "r");
   try {
     const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
     const taken = buffers.map(() => Promise.resolve());
@@ -981,9 +981,7 @@ async function sendBody(file, sizeBytes, req, stopped, progress) {
     for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
       await Promise.race([taken[i], stopped]);
       if (writeFailed) await stopped;
-      const reading = handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
-      reading.catch(() => void 0);
-      const { bytesRead } = await Promise.race([reading, stopped]);
+      const bytesRead = import_node_fs3.default.readSync(fd, buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
       if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
       taken[i] = new Promise(
         (resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => {
@@ -998,7 +996,7 @@ async function sendBody(file, sizeBytes, req, stopped, progress) {
     if (writeFailed) await stopped;
     req.end();
   } finally {
-    await handle.close();
+    import_node_fs3.default.closeSync(fd);
   }
 }
 function putOnce(url, file, sizeBytes, progress) {

@@ -55,11 +55,14 @@ class Stopped extends Error {}
 
 /**
  * Writes bytes [0, sizeBytes) of the file to `req` through a few buffers reused for the whole upload (no new buffer
- * per chunk, so nothing for the garbage collector and a flat RSS), reading ahead while the socket sends. A buffer is
- * read into again only once the socket has taken it (its write callback), which is also the back-pressure.
+ * per chunk, so nothing for the garbage collector and a flat RSS). A buffer is read into again only once the socket
+ * has taken it (its write callback), which is also the back-pressure; the other buffers keep the socket busy
+ * meanwhile. Reads are synchronous: a 1 MiB read of a package just built (in the page cache) takes a fraction of a
+ * millisecond, while a read on libuv's thread pool costs two thread hand-offs per chunk, each a wait for a core on a
+ * busy CI runner (measured: bench:client).
  */
 async function sendBody(file: string, sizeBytes: number, req: http.ClientRequest, stopped: Promise<never>, progress: Progress): Promise<void> {
-  const handle = await fs.promises.open(file, 'r');
+  const fd = fs.openSync(file, 'r');
   try {
     const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
     const taken: Promise<void>[] = buffers.map(() => Promise.resolve());
@@ -68,9 +71,7 @@ async function sendBody(file: string, sizeBytes: number, req: http.ClientRequest
     for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
       await Promise.race([taken[i], stopped]);
       if (writeFailed) await stopped;
-      const reading = handle.read(buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
-      reading.catch(() => undefined); // when the request settles first, a late failure of this read is nobody's concern
-      const { bytesRead } = await Promise.race([reading, stopped]);
+      const bytesRead = fs.readSync(fd, buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
       if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
       taken[i] = new Promise((resolve) =>
         req.write(buffers[i].subarray(0, bytesRead), (error) => {
@@ -85,8 +86,7 @@ async function sendBody(file: string, sizeBytes: number, req: http.ClientRequest
     if (writeFailed) await stopped;
     req.end();
   } finally {
-    // Waits for a read still in flight (FileHandle.close does) before the descriptor goes.
-    await handle.close();
+    fs.closeSync(fd);
   }
 }
 
