@@ -4,9 +4,13 @@
  * progress (a plain line every 10 % on stderr, as in a CI log) and retries. Argument: a JSON file with the service
  * address, the API key, the registered build and the file. Prints one JSON line: the seconds the upload took, the
  * process's RSS just before it and its peak RSS during it (VmHWM, reset just before where the kernel allows).
+ * With `--bare` as second argument it runs the floor of any Node client instead: a plain
+ * `pipeline(fs.createReadStream, http.request)` PUT, no retries, no progress (a reference point, not the client).
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type * as ClientLibrary from '../client/src';
 import type { Build } from '../client/src';
 
@@ -28,8 +32,24 @@ function statusKb(field: 'VmRSS' | 'VmHWM'): number {
   return m ? Number(m[1]) : 0;
 }
 
+/** Node's floor: the file piped into a PUT, nothing else. */
+async function bareUpload(url: string, file: string, sizeBytes: number): Promise<void> {
+  const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(sizeBytes) } });
+  const answered = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+  await pipeline(fs.createReadStream(file, { highWaterMark: 1024 * 1024 }), req);
+  const status = await answered;
+  if (status !== 200) throw new Error(`bare upload answered ${status}`);
+}
+
 async function main(): Promise<void> {
   const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as StepInput;
+  const bare = process.argv[3] === '--bare';
   const api = createApiClient(input.baseUrl, `shieldgate-ci/${VERSION}`);
   const credential = apiKeyCredential(input.apiKey);
   const progress = createProgress(input.build.artifact!.sizeBytes, process.stderr, false);
@@ -41,7 +61,8 @@ async function main(): Promise<void> {
   const baselineKb = statusKb('VmRSS');
   const cpu = process.cpuUsage();
   const started = process.hrtime.bigint();
-  await uploadArtifact({ api, credential, build: input.build, file: input.file, progress, log: (line) => process.stderr.write(line + '\n') });
+  if (bare) await bareUpload(input.build.artifact!.uploadUrl!, input.file, input.build.artifact!.sizeBytes);
+  else await uploadArtifact({ api, credential, build: input.build, file: input.file, progress, log: (line) => process.stderr.write(line + '\n') });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const used = process.cpuUsage(cpu);
   const cpuSeconds = (used.user + used.system) / 1e6;

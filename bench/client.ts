@@ -2,7 +2,8 @@
  * npm run bench:client: a 500 MB upload by shieldgate-ci's upload step against `curl -T` of the same file, each to a
  * fresh upload URL of the same service. Each is its own process, as in a CI job: curl, and bench/client-step.ts
  * running the compiled client (client/dist) the way the command does (streamed PUT, progress lines, retries).
- * curl and the client alternate over the rounds, so a busy neighbour hits both alike; prints every round, the
+ * A bare Node pipe (fs read stream into an http PUT, also its own process) runs as a reference for Node's floor.
+ * They take turns over the rounds, so a busy neighbour hits all alike; prints every round, the
  * medians, the ratio client/curl, the client process's peak RSS growth over its RSS just before the upload (VmHWM),
  * and the load average. Targets: >= 0.9 of curl's throughput, RSS growth < 64 MB.
  * Knobs: BENCH_UPLOAD_BYTES (default 500 MiB), BENCH_ROUNDS (default 5), BENCH_CLIENT_PROFILE=DIR (a V8 CPU profile
@@ -50,14 +51,14 @@ interface StepResult {
   peakKb: number;
 }
 
-/** One run of the client's upload step in its own process (bench/client-step.ts). */
-function clientUpload(input: { baseUrl: string; apiKey: string; build: Build; file: string }, work: string): Promise<StepResult> {
+/** One run of the client's upload step in its own process (bench/client-step.ts); `bare`: Node's floor instead. */
+function clientUpload(input: { baseUrl: string; apiKey: string; build: Build; file: string }, work: string, bare = false): Promise<StepResult> {
   const inputFile = path.join(work, 'step.json');
   fs.writeFileSync(inputFile, JSON.stringify(input));
   return new Promise((resolve, reject) => {
     // BENCH_CLIENT_PROFILE=DIR writes a V8 CPU profile of each client run there (open it in Chrome's DevTools).
     const profile = process.env.BENCH_CLIENT_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CLIENT_PROFILE)] : [];
-    const child = spawn(process.execPath, [...profile, '-r', 'tsx/cjs', path.join(REPO_ROOT, 'bench', 'client-step.ts'), inputFile], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...profile, '-r', 'tsx/cjs', path.join(REPO_ROOT, 'bench', 'client-step.ts'), inputFile, ...(bare ? ['--bare'] : [])], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
@@ -66,7 +67,7 @@ function clientUpload(input: { baseUrl: string; apiKey: string; build: Build; fi
     child.on('exit', (code) => {
       if (code !== 0) return reject(new Error(`client step exited ${code}: ${err.trim().slice(-2000)}`));
       const progressLines = err.split('\n').filter((line) => line.startsWith('upload ')).length;
-      if (progressLines < 10) return reject(new Error(`the client reported progress ${progressLines} times, not every 10 %`));
+      if (!bare && progressLines < 10) return reject(new Error(`the client reported progress ${progressLines} times, not every 10 %`));
       resolve(JSON.parse(out.trim().split('\n').at(-1)!) as StepResult);
     });
   });
@@ -105,30 +106,30 @@ async function main(): Promise<void> {
       (await call('register', credential, (headers) => api.POST('/v1/builds', { body: { platform: 'android', version: `1.0.${round++}`, artifact: { sizeBytes: SIZE, sha256 } }, headers }))).data;
 
     const loadBefore = loadAverage();
-    const curlSeconds: number[] = [];
-    const clientSeconds: number[] = [];
-    const curlCpu: number[] = [];
-    const clientCpu: number[] = [];
+    type Who = 'curl' | 'client' | 'node';
+    const seconds: Record<Who, number[]> = { curl: [], client: [], node: [] };
+    const cpu: Record<Who, number[]> = { curl: [], client: [], node: [] };
     const growthMb: number[] = [];
-    const mbps = (seconds: number) => SIZE / MB / seconds;
+    const mbps = (s: number) => SIZE / MB / s;
+    const order: Who[] = ['curl', 'client', 'node'];
     for (let i = 0; i < ROUNDS; i++) {
-      // Who goes first alternates too, so neither always follows the other's page-cache and disk write-back.
-      for (const who of i % 2 === 0 ? ['curl', 'client'] : ['client', 'curl']) {
+      // Who goes first rotates too, so none always follows another's page-cache and disk write-back.
+      for (const who of [...order.slice(i % 3), ...order.slice(0, i % 3)]) {
         const build = await register();
         if (who === 'curl') {
           const run = await curlUpload(file, build.artifact!.uploadUrl!);
-          curlSeconds.push(run.seconds);
-          curlCpu.push(run.cpuSeconds);
+          seconds.curl.push(run.seconds);
+          cpu.curl.push(run.cpuSeconds);
         } else {
-          const step = await clientUpload({ baseUrl, apiKey: key, build, file }, work);
-          clientSeconds.push(step.seconds);
-          clientCpu.push(step.cpuSeconds);
-          growthMb.push((step.peakKb - step.baselineKb) / 1024);
+          const step = await clientUpload({ baseUrl, apiKey: key, build, file }, work, who === 'node');
+          seconds[who].push(step.seconds);
+          cpu[who].push(step.cpuSeconds);
+          if (who === 'client') growthMb.push((step.peakKb - step.baselineKb) / 1024);
         }
         clearArtifacts(artifactDir);
       }
       console.log(
-        `round ${i + 1}: curl ${fmt(mbps(curlSeconds[i]))} MB/s (CPU ${fmt(curlCpu[i], 2)} s), shieldgate-ci ${fmt(mbps(clientSeconds[i]))} MB/s (CPU ${fmt(clientCpu[i], 2)} s, RSS +${fmt(growthMb[i])} MB), ratio ${fmt(curlSeconds[i] / clientSeconds[i], 2)}, load average ${loadAverage()}`,
+        `round ${i + 1}: curl ${fmt(mbps(seconds.curl[i]))} MB/s (CPU ${fmt(cpu.curl[i], 2)} s), shieldgate-ci ${fmt(mbps(seconds.client[i]))} MB/s (CPU ${fmt(cpu.client[i], 2)} s, RSS +${fmt(growthMb[i])} MB), ratio ${fmt(seconds.curl[i] / seconds.client[i], 2)}; bare Node pipe ${fmt(mbps(seconds.node[i]))} MB/s (CPU ${fmt(cpu.node[i], 2)} s); load average ${loadAverage()}`,
       );
     }
 
@@ -137,14 +138,16 @@ async function main(): Promise<void> {
       const mid = Math.floor(sorted.length / 2);
       return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     };
-    const curlMbps = mbps(median(curlSeconds));
-    const clientMbps = mbps(median(clientSeconds));
+    const curlMbps = mbps(median(seconds.curl));
+    const clientMbps = mbps(median(seconds.client));
     const ratio = clientMbps / curlMbps;
     const peakGrowth = Math.max(...growthMb);
+    const roundRatios = (who: Who) => median(seconds.curl.map((c, i) => c / seconds[who][i]));
     console.log(`bench:client: ${fmt(SIZE / MB, 0)} MB x ${ROUNDS} rounds, Node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${loadAverage()} after`);
-    console.log(`curl -T       : ${fmt(curlMbps)} MB/s median, CPU ${fmt(median(curlCpu), 2)} s median`);
-    console.log(`shieldgate-ci : ${fmt(clientMbps)} MB/s median, CPU ${fmt(median(clientCpu), 2)} s median`);
-    console.log(`ratio client/curl: ${fmt(ratio, 2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT met'}); median of the rounds' own ratios ${fmt(median(curlSeconds.map((c, i) => c / clientSeconds[i])), 2)}`);
+    console.log(`curl -T        : ${fmt(curlMbps)} MB/s median, CPU ${fmt(median(cpu.curl), 2)} s median`);
+    console.log(`shieldgate-ci  : ${fmt(clientMbps)} MB/s median, CPU ${fmt(median(cpu.client), 2)} s median`);
+    console.log(`bare Node pipe : ${fmt(mbps(median(seconds.node)))} MB/s median, CPU ${fmt(median(cpu.node), 2)} s median (a reference: Node's floor)`);
+    console.log(`ratio client/curl: ${fmt(ratio, 2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT met'}); median of the rounds' own ratios ${fmt(roundRatios('client'), 2)} (bare Node pipe: ${fmt(roundRatios('node'), 2)})`);
     console.log(`client process peak RSS growth during an upload: ${fmt(peakGrowth)} MB (target < 64 MB: ${peakGrowth < 64 ? 'met' : 'NOT met'})`);
   } finally {
     await stopChild(service);
