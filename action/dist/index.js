@@ -665,7 +665,8 @@ var canRequestIdToken = (env) => Boolean(env.ACTIONS_ID_TOKEN_REQUEST_URL && env
 async function requestIdToken(env, audience) {
   const url = `${env.ACTIONS_ID_TOKEN_REQUEST_URL}&audience=${encodeURIComponent(audience)}`;
   let lastError = "";
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    if (attempt > 1) await sleep(backoffMs(attempt - 1));
     try {
       const res = await fetch(url, { headers: { authorization: `Bearer ${env.ACTIONS_ID_TOKEN_REQUEST_TOKEN}`, accept: "application/json" } });
       if (res.ok) {
@@ -674,7 +675,7 @@ async function requestIdToken(env, audience) {
         throw new CliError("GitHub answered the OIDC token request without a token");
       }
       lastError = `HTTP ${res.status}`;
-      if (res.status < 500) break;
+      if (!isRetryableStatus(res.status)) break;
     } catch (error) {
       if (error instanceof CliError) throw error;
       lastError = error.message;

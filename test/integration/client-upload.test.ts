@@ -319,6 +319,14 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(r.stdout).toContain('oidc');
   });
 
+  it('asks GitHub again, after a back-off, when its token service has a hiccup', async () => {
+    const asked = github.requests.length;
+    github.failNext(3); // three answers of 503 in a row, then a token
+    const r = await runCli(['whoami', '--app', appId], githubEnv());
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(github.requests.length - asked).toBe(1);
+  });
+
   it('answers a usage error with one line and exit 1', async () => {
     const r = await runCli(['upload', '--app', appId, '--file', apk, '--platform', 'windows', '--version', '1'], githubEnv());
     expect(r.code).toBe(1);
