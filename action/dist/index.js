@@ -665,7 +665,8 @@ var canRequestIdToken = (env) => Boolean(env.ACTIONS_ID_TOKEN_REQUEST_URL && env
 async function requestIdToken(env, audience) {
   const url = `${env.ACTIONS_ID_TOKEN_REQUEST_URL}&audience=${encodeURIComponent(audience)}`;
   let lastError = "";
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    if (attempt > 1) await sleep(backoffMs(attempt - 1));
     try {
       const res = await fetch(url, { headers: { authorization: `Bearer ${env.ACTIONS_ID_TOKEN_REQUEST_TOKEN}`, accept: "application/json" } });
       if (res.ok) {
@@ -674,7 +675,7 @@ async function requestIdToken(env, audience) {
         throw new CliError("GitHub answered the OIDC token request without a token");
       }
       lastError = `HTTP ${res.status}`;
-      if (res.status < 500) break;
+      if (!isRetryableStatus(res.status)) break;
     } catch (error) {
       if (error instanceof CliError) throw error;
       lastError = error.message;
@@ -716,7 +717,7 @@ var ExchangeRefused = class extends CliError {
 function apiKeyCredential(key) {
   return { kind: "api_key", authorization: async () => `Bearer ${key}`, renew: async () => false };
 }
-async function exchangeOnce(api, env, serverUrl2, appId, log) {
+async function exchangeOnce(api, env, serverUrl2, appId, log, now) {
   const idToken = await requestIdToken(env, serverUrl2);
   for (let attempt = 1; ; attempt++) {
     let answer;
@@ -730,7 +731,7 @@ async function exchangeOnce(api, env, serverUrl2, appId, log) {
     const { data, error, response } = answer;
     if (data) {
       mask(env, data.accessToken);
-      return { token: data.accessToken, renewAt: Date.now() + data.expiresIn * 1e3 - RENEW_MARGIN_MS };
+      return { token: data.accessToken, renewAt: now() + data.expiresIn * 1e3 - Math.min(RENEW_MARGIN_MS, data.expiresIn * 1e3 / 2) };
     }
     if (response.status === 401) {
       const report = refusalReport(appId, serverUrl2, decodeRuleClaims(idToken));
@@ -746,16 +747,16 @@ async function exchangeOnce(api, env, serverUrl2, appId, log) {
     throw new ServiceError(response.status, problem.code, `token exchange: ${problem.detail}`);
   }
 }
-async function githubOidcCredential(api, env, serverUrl2, appId, log) {
-  let held = await exchangeOnce(api, env, serverUrl2, appId, log);
+async function githubOidcCredential(api, env, serverUrl2, appId, log, now = Date.now) {
+  let held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
   return {
     kind: "oidc",
     authorization: async () => {
-      if (Date.now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl2, appId, log);
+      if (now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
       return `Bearer ${held.token}`;
     },
     renew: async () => {
-      held = await exchangeOnce(api, env, serverUrl2, appId, log);
+      held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
       return true;
     }
   };
@@ -837,21 +838,22 @@ function createProgress(total, out, tty) {
       startedAt = Date.now();
       lastDecile = -1;
     },
+    // Called per chunk: only arithmetic unless a line is due (every 100 ms on a terminal, every 10 % in a log).
     advance(bytes) {
       sent += bytes;
-      const { percent, text } = line();
       if (tty) {
         const now = Date.now();
         if (now - lastDraw < 100 && sent < total) return;
         lastDraw = now;
+        const { percent, text } = line();
         const filled = Math.round(percent / 5);
         out.write(`\r[${"#".repeat(filled)}${" ".repeat(20 - filled)}] ${text}\x1B[K`);
         return;
       }
-      const decile = Math.floor(percent / 10);
+      const decile = total > 0 ? Math.floor(sent / total * 10) : 10;
       if (decile > lastDecile) {
         lastDecile = decile;
-        out.write(`upload ${text}
+        out.write(`upload ${line().text}
 `);
       }
     },
@@ -967,34 +969,66 @@ function classify(status, body, retryAfter) {
   }
   return { kind: "fatal", message: `upload failed: ${detail ?? `HTTP ${status}`}` };
 }
+var CHUNK_BYTES = 1024 * 1024;
+var BUFFERS = 3;
+var Stopped = class extends Error {
+};
+async function sendBody(file, sizeBytes, req, stopped, progress) {
+  const fd = import_node_fs3.default.openSync(file, "r");
+  try {
+    const buffers = Array.from({ length: Math.min(BUFFERS, Math.max(1, Math.ceil(sizeBytes / CHUNK_BYTES))) }, () => Buffer.allocUnsafeSlow(CHUNK_BYTES));
+    const taken = buffers.map(() => Promise.resolve());
+    let writeFailed = false;
+    for (let offset = 0, i = 0; offset < sizeBytes; i = (i + 1) % buffers.length) {
+      await Promise.race([taken[i], stopped]);
+      if (writeFailed) await stopped;
+      const bytesRead = import_node_fs3.default.readSync(fd, buffers[i], 0, Math.min(CHUNK_BYTES, sizeBytes - offset), offset);
+      if (bytesRead === 0) throw new Error(`it is shorter than the ${sizeBytes} bytes it had when it was hashed`);
+      taken[i] = new Promise(
+        (resolve) => req.write(buffers[i].subarray(0, bytesRead), (error) => {
+          if (error) writeFailed = true;
+          resolve();
+        })
+      );
+      offset += bytesRead;
+      progress.advance(bytesRead);
+    }
+    await Promise.race([Promise.all(taken), stopped]);
+    if (writeFailed) await stopped;
+    req.end();
+  } finally {
+    import_node_fs3.default.closeSync(fd);
+  }
+}
 function putOnce(url, file, sizeBytes, progress) {
   return new Promise((resolve) => {
     const target = new URL(url);
     const transport = target.protocol === "https:" ? import_node_https.default : import_node_http.default;
     let settled = false;
+    let stop = () => void 0;
+    const stopped = new Promise((_resolve, reject) => stop = reject);
+    stopped.catch(() => void 0);
     const settle = (outcome) => {
       if (settled) return;
       settled = true;
+      stop(new Stopped());
       resolve(outcome);
     };
-    const source = import_node_fs3.default.createReadStream(file, { highWaterMark: 1024 * 1024 });
     const req = transport.request(target, {
       method: "PUT",
       headers: { "content-type": "application/octet-stream", "content-length": String(sizeBytes), "user-agent": "shieldgate-ci" }
     });
     const broken = (error) => {
-      source.destroy();
       req.destroy();
       settle({ kind: "fresh_url", reason: `the connection broke (${error.code ?? error.message})` });
     };
     req.on("error", broken);
-    source.on("error", (error) => {
-      req.destroy();
-      settle({ kind: "fatal", message: `cannot read ${file}: ${error.message}` });
+    let answered = false;
+    req.on("close", () => {
+      if (!answered) broken(new Error("closed before an answer"));
     });
     req.on("response", (res) => {
-      source.unpipe(req);
-      source.destroy();
+      answered = true;
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (chunk) => {
@@ -1004,8 +1038,10 @@ function putOnce(url, file, sizeBytes, progress) {
       res.on("error", broken);
     });
     progress.start();
-    source.on("data", (chunk) => progress.advance(chunk.length));
-    source.pipe(req);
+    sendBody(file, sizeBytes, req, stopped, progress).catch((error) => {
+      if (!(error instanceof Stopped)) settle({ kind: "fatal", message: `cannot read ${file}: ${error.message}` });
+      req.destroy();
+    });
   });
 }
 var MAX_ATTEMPTS2 = 8;

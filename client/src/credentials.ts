@@ -28,7 +28,7 @@ interface Held {
   renewAt: number;
 }
 
-async function exchangeOnce(api: ApiClient, env: Env, serverUrl: string, appId: string, log: (line: string) => void): Promise<Held> {
+async function exchangeOnce(api: ApiClient, env: Env, serverUrl: string, appId: string, log: (line: string) => void, now: () => number): Promise<Held> {
   const idToken = await requestIdToken(env, serverUrl);
   for (let attempt = 1; ; attempt++) {
     let answer;
@@ -42,7 +42,8 @@ async function exchangeOnce(api: ApiClient, env: Env, serverUrl: string, appId: 
     const { data, error, response } = answer;
     if (data) {
       mask(env, data.accessToken);
-      return { token: data.accessToken, renewAt: Date.now() + data.expiresIn * 1000 - RENEW_MARGIN_MS };
+      // A token shorter-lived than twice the margin is renewed halfway through its life instead.
+      return { token: data.accessToken, renewAt: now() + data.expiresIn * 1000 - Math.min(RENEW_MARGIN_MS, (data.expiresIn * 1000) / 2) };
     }
     if (response.status === 401) {
       const report = refusalReport(appId, serverUrl, decodeRuleClaims(idToken));
@@ -60,17 +61,28 @@ async function exchangeOnce(api: ApiClient, env: Env, serverUrl: string, appId: 
   }
 }
 
-/** The job's OIDC token exchanged for an access token of `appId`, renewed before it expires. */
-export async function githubOidcCredential(api: ApiClient, env: Env, serverUrl: string, appId: string, log: (line: string) => void): Promise<CredentialSource> {
-  let held = await exchangeOnce(api, env, serverUrl, appId, log);
+/**
+ * The job's OIDC token exchanged for an access token of `appId`. A wait that outlives the access token (a long scan,
+ * upload retries) gets a new one by a new exchange, with a fresh OIDC token from GitHub: before a request once the
+ * token is within a minute of its expiry on `now`, and whenever the service answers 401 to it (its clock decides).
+ */
+export async function githubOidcCredential(
+  api: ApiClient,
+  env: Env,
+  serverUrl: string,
+  appId: string,
+  log: (line: string) => void,
+  now: () => number = Date.now,
+): Promise<CredentialSource> {
+  let held = await exchangeOnce(api, env, serverUrl, appId, log, now);
   return {
     kind: 'oidc',
     authorization: async () => {
-      if (Date.now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl, appId, log);
+      if (now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl, appId, log, now);
       return `Bearer ${held.token}`;
     },
     renew: async () => {
-      held = await exchangeOnce(api, env, serverUrl, appId, log);
+      held = await exchangeOnce(api, env, serverUrl, appId, log, now);
       return true;
     },
   };

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { EOL } from 'node:os';
 import { CliError } from './errors';
+import { backoffMs, isRetryableStatus, sleep } from './retry';
 
 export type Env = Record<string, string | undefined>;
 
@@ -21,7 +22,9 @@ export const canRequestIdToken = (env: Env) => Boolean(env.ACTIONS_ID_TOKEN_REQU
 export async function requestIdToken(env: Env, audience: string): Promise<string> {
   const url = `${env.ACTIONS_ID_TOKEN_REQUEST_URL}&audience=${encodeURIComponent(audience)}`;
   let lastError = '';
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    // A renewal late in a long wait must survive a brief hiccup of the runner's token service.
+    if (attempt > 1) await sleep(backoffMs(attempt - 1));
     try {
       const res = await fetch(url, { headers: { authorization: `Bearer ${env.ACTIONS_ID_TOKEN_REQUEST_TOKEN}`, accept: 'application/json' } });
       if (res.ok) {
@@ -30,7 +33,7 @@ export async function requestIdToken(env: Env, audience: string): Promise<string
         throw new CliError('GitHub answered the OIDC token request without a token');
       }
       lastError = `HTTP ${res.status}`;
-      if (res.status < 500) break;
+      if (!isRetryableStatus(res.status)) break;
     } catch (error) {
       if (error instanceof CliError) throw error;
       lastError = (error as Error).message;

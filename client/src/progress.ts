@@ -34,21 +34,22 @@ export function createProgress(total: number, out: NodeJS.WriteStream | NodeJS.W
       startedAt = Date.now();
       lastDecile = -1;
     },
+    // Called per chunk: only arithmetic unless a line is due (every 100 ms on a terminal, every 10 % in a log).
     advance(bytes) {
       sent += bytes;
-      const { percent, text } = line();
       if (tty) {
         const now = Date.now();
         if (now - lastDraw < 100 && sent < total) return;
         lastDraw = now;
+        const { percent, text } = line();
         const filled = Math.round(percent / 5);
         out.write(`\r[${'#'.repeat(filled)}${' '.repeat(20 - filled)}] ${text}\x1b[K`);
         return;
       }
-      const decile = Math.floor(percent / 10);
+      const decile = total > 0 ? Math.floor((sent / total) * 10) : 10;
       if (decile > lastDecile) {
         lastDecile = decile;
-        out.write(`upload ${text}\n`);
+        out.write(`upload ${line().text}\n`);
       }
     },
     done() {

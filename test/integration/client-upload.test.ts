@@ -14,6 +14,8 @@ import { startGitHubTokenEndpoint, type GitHubTokenEndpoint } from '../support/g
 import { startCuttingProxy, type CuttingProxy } from '../support/client-cutting-proxy';
 import { digestFile } from '../../client/src/file-digest';
 import { idempotencyKey } from '../../client/src/commit';
+import { createApiClient } from '../../client/src/api';
+import { githubOidcCredential } from '../../client/src/credentials';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
 const BIN = path.join(__dirname, '..', '..', 'client', 'bin', 'shieldgate-ci.js');
@@ -69,9 +71,11 @@ function githubEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-function runCli(args: string[], env: Record<string, string>, script = BIN): Promise<Result> {
+/** Runs the command to its end; `onStdout` sees its stdout so far at each chunk (to act while it waits). */
+function runCli(args: string[], env: Record<string, string>, script = BIN, onStdout?: (stdout: string) => void): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [script, ...args], { env, cwd: work, timeout: 90_000 }, (error, stdout, stderr) => {
+    let seen = '';
+    const child = execFile(process.execPath, [script, ...args], { env, cwd: work, timeout: 90_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({
         code,
@@ -81,10 +85,15 @@ function runCli(args: string[], env: Record<string, string>, script = BIN): Prom
         summary: env.GITHUB_STEP_SUMMARY && fs.existsSync(env.GITHUB_STEP_SUMMARY) ? fs.readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8') : '',
       });
     });
+    if (onStdout) child.stdout!.on('data', (chunk: Buffer | string) => onStdout((seen += String(chunk))));
   });
 }
 
 const uploadArgs = (file: string, ...more: string[]) => ['upload', '--app', appId, '--file', file, '--platform', 'android', '--version', '2.4.1', ...more];
+
+async function exchangesOfApp(): Promise<number> {
+  return (await h.deps.repos.audit.list(appId, { limit: 100, action: 'oidc.exchanged' })).data.length;
+}
 
 async function buildsOfApp(): Promise<number> {
   return (await h.deps.repos.builds.listForApp(appId, 100)).length;
@@ -242,6 +251,19 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect((await h.deps.repos.builds.findById(appId, r.outputs['build-id']))?.artifact?.status).toBe('uploaded');
   });
 
+  it('starts again when the connection is cut while writes of a large package are still queued', async () => {
+    // 24 MB is more than the socket buffers hold, so the cut finds writes in flight: they fail, and the upload must
+    // still end in one fresh start (not a crash on the failed writes).
+    const largeApk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35 }), sign: 'release', padBytes: 24 * 1024 * 1024 });
+    const cuts = proxy.cuts;
+    proxy.armCut(2 * 1024 * 1024);
+    const r = await runCli(uploadArgs(largeApk), githubEnv());
+    expect(proxy.cuts).toBe(cuts + 1);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/the connection broke .*starting again with a fresh URL/) });
+    expect(r.stderr.match(/starting again/g)).toHaveLength(1);
+    expect((await h.deps.repos.builds.findById(appId, r.outputs['build-id']))?.artifact?.status).toBe('uploaded');
+  });
+
   it('uses SHIELDGATE_API_KEY when set, without asking GitHub for a token', async () => {
     const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read']);
     const asked = github.requests.length;
@@ -297,9 +319,78 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(r.stdout).toContain('oidc');
   });
 
+  it('asks GitHub again, after a back-off, when its token service has a hiccup', async () => {
+    const asked = github.requests.length;
+    github.failNext(3); // three answers of 503 in a row, then a token
+    const r = await runCli(['whoami', '--app', appId], githubEnv());
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(github.requests.length - asked).toBe(1);
+  });
+
   it('answers a usage error with one line and exit 1', async () => {
     const r = await runCli(['upload', '--app', appId, '--file', apk, '--platform', 'windows', '--version', '1'], githubEnv());
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe('shieldgate-ci: --platform must be android or ios');
+  });
+});
+
+describe('access tokens outlived by a long wait (the service issues them for 10 minutes)', () => {
+  it('renews the access token by a second exchange when --wait outlives it', async () => {
+    const writer = await h.newKey(appId, ['builds:write']);
+    const body = { platform: 'android', version: '2.5.0', commit: SHA, artifact: await digestFile(apk) };
+    const registered = await h.api('/v1/builds', { method: 'POST', headers: json(writer.key), body: JSON.stringify(body) });
+    expect(registered.status).toBe(201);
+    const build = await readJson(registered);
+    const asked = github.requests.length;
+    const exchanged = await exchangesOfApp();
+    let uploadStatus = 0;
+    // The step waits for a scan of a package that arrives only after the step's access token expired.
+    const r = await runCli(['scan', build.id, '--app', appId, '--wait', '--fail-under', 'F'], githubEnv(), BIN, (stdout) => {
+      if (uploadStatus !== 0 || !stdout.includes(`waiting for the static scan of build ${build.id}`)) return;
+      uploadStatus = -1;
+      h.clock.advance(11 * 60 * 1000);
+      void fetch(build.artifact.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: fs.readFileSync(apk) }).then(
+        (res) => (uploadStatus = res.status),
+        () => (uploadStatus = -2),
+      );
+    });
+    expect(uploadStatus).toBe(200);
+    expect(r.code).toBe(0);
+    expect(r.outputs['scan-id']).toMatch(/^scn_/);
+    // One exchange at the start, one when the service refused the expired token: each with a fresh job token.
+    expect(github.requests.length - asked).toBe(2);
+    expect((await exchangesOfApp()) - exchanged).toBe(2);
+    expect(r.stderr.match(/^::add-mask::/gm)).toHaveLength(2); // the renewed token is masked too
+  });
+
+  it('renews the access token by a second exchange when an upload retried after a cut outlives it', async () => {
+    const asked = github.requests.length;
+    const cuts = proxy.cuts;
+    // The connection drops, and the fresh URL is asked for after the access token expired.
+    proxy.armCut(1024 * 1024, () => h.clock.advance(11 * 60 * 1000));
+    const r = await runCli(uploadArgs(bigApk), githubEnv());
+    expect(proxy.cuts).toBe(cuts + 1);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/the connection broke .*starting again with a fresh URL/) });
+    expect(github.requests.length - asked).toBe(2);
+    expect((await h.deps.repos.builds.findById(appId, r.outputs['build-id']))?.artifact?.status).toBe('uploaded');
+  });
+
+  it('renews the access token before a request once it is within a minute of its expiry on the client\'s clock', async () => {
+    const now = () => h.clock.now().getTime(); // the client's clock is the service's here, so time can pass at once
+    const env = githubEnv({ GITHUB_ACTIONS: 'false' }); // no ::add-mask:: lines in the test log
+    const api = createApiClient(proxy.url);
+    const asked = github.requests.length;
+    const credential = await githubOidcCredential(api, env, proxy.url, appId, () => undefined, now);
+    const first = await credential.authorization();
+    h.clock.advance(8 * 60 * 1000);
+    expect(await credential.authorization()).toBe(first); // two minutes left: kept
+    expect(github.requests.length - asked).toBe(1);
+    h.clock.advance(90 * 1000);
+    const second = await credential.authorization(); // 30 s left: renewed before it is sent
+    expect(second).not.toBe(first);
+    expect(github.requests.length - asked).toBe(2);
+    h.clock.advance(60 * 1000); // the first token has expired; the second works
+    expect((await h.api('/v1/whoami', { headers: { authorization: first } })).status).toBe(401);
+    expect((await h.api('/v1/whoami', { headers: { authorization: second } })).status).toBe(200);
   });
 });

@@ -9,34 +9,35 @@ export interface CuttingProxy {
   url: string;
   /** Where connections go (the service's port, known once it listens). */
   setTarget(port: number): void;
-  /** Cut the next upload after this many bytes from the client. */
-  armCut(afterBytes: number): void;
+  /** Cut the next upload after this many bytes from the client; `onCut` runs at the cut, before the client sees it. */
+  armCut(afterBytes: number, onCut?: () => void): void;
   readonly cuts: number;
   close(): Promise<void>;
 }
 
 export async function startCuttingProxy(): Promise<CuttingProxy> {
   let targetPort = 0;
-  let armed: number | null = null;
+  let armed: { afterBytes: number; onCut?: () => void } | null = null;
   let cuts = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, '127.0.0.1');
     sockets.add(client).add(upstream);
     let seen = 0;
-    let cutAt: number | null = null;
+    let cut: { afterBytes: number; onCut?: () => void } | null = null;
     let first = true;
     client.on('data', (chunk: Buffer) => {
       if (first) {
         first = false;
         if (armed !== null && chunk.subarray(0, 16).toString('latin1') === 'PUT /v1/uploads/') {
-          cutAt = armed;
+          cut = armed;
           armed = null;
         }
       }
       seen += chunk.length;
-      if (cutAt !== null && seen >= cutAt) {
+      if (cut !== null && seen >= cut.afterBytes) {
         cuts++;
+        cut.onCut?.();
         client.destroy();
         upstream.destroy();
         return;
@@ -59,8 +60,8 @@ export async function startCuttingProxy(): Promise<CuttingProxy> {
     setTarget: (port) => {
       targetPort = port;
     },
-    armCut: (afterBytes) => {
-      armed = afterBytes;
+    armCut: (afterBytes, onCut) => {
+      armed = { afterBytes, onCut };
     },
     get cuts() {
       return cuts;

@@ -15,8 +15,10 @@ export type MintIdToken = (audience: string) => string;
 export interface GitHubTokenEndpoint {
   /** The two variables the runner sets for a job with `permissions: id-token: write`. */
   env: { ACTIONS_ID_TOKEN_REQUEST_URL: string; ACTIONS_ID_TOKEN_REQUEST_TOKEN: string };
-  /** Audiences asked for, in order. */
+  /** Audiences asked for, in order (answered with a token). */
   readonly requests: string[];
+  /** The next `count` requests are answered `status` (a hiccup of the Actions service), as GitHub answers errors. */
+  failNext(count: number, status?: number): void;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function startGitHubTokenEndpoint(mint: MintIdToken, opts: { defaul
   const tokenPath = `/00000000-0000-0000-0000-000000000000/_apis/distributedtask/hubs/Actions/plans/${plan}/jobs/${job}/idtoken`;
   const requests: string[] = [];
   let count = 0;
+  let failures = { count: 0, status: 503 };
 
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
@@ -38,6 +41,10 @@ export async function startGitHubTokenEndpoint(mint: MintIdToken, opts: { defaul
     // The scheme is case-insensitive (RFC 7235); the token is exact.
     const auth = /^bearer (.+)$/i.exec(req.headers.authorization ?? '');
     if (!auth || auth[1] !== requestToken) return send(401, { message: 'Unauthorized' });
+    if (failures.count > 0) {
+      failures.count--;
+      return send(failures.status, { message: 'Service Unavailable' });
+    }
     const audience = url.searchParams.get('audience') ?? `https://github.com/${opts.defaultOwner ?? 'acme'}`;
     requests.push(audience);
     send(200, { count: ++count, value: mint(audience) });
@@ -47,6 +54,9 @@ export async function startGitHubTokenEndpoint(mint: MintIdToken, opts: { defaul
   return {
     env: { ACTIONS_ID_TOKEN_REQUEST_URL: `${base}${tokenPath}?api-version=2.0`, ACTIONS_ID_TOKEN_REQUEST_TOKEN: requestToken },
     requests,
+    failNext: (n, status = 503) => {
+      failures = { count: n, status };
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
