@@ -288,7 +288,13 @@ async function main(): Promise<void> {
       quiet.push(await timed(async () => void (await page())));
       let running = true;
       const pass = sweepThreats(deps.repos, clock, deps.config.threatRetentionDays).finally(() => (running = false));
-      while (running) during.push(await timed(async () => void (await page())));
+      pass.catch(() => undefined); // awaited below; a failed read must not leave it unhandled while the client closes
+      try {
+        while (running) during.push(await timed(async () => void (await page())));
+      } catch (error) {
+        await pass.catch(() => undefined);
+        throw error;
+      }
       const deleted = (await pass).threatsDeleted;
       swept += deleted;
       if (deleted === 0) break;
