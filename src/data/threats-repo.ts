@@ -43,6 +43,8 @@ export interface ThreatDoc {
   windowEnd: Date; // occurredAt + 5 min: later occurrences open the next window
   count: number; // occurrences inserted with the window; later requests add theirs in threat_merges
   receivedAt: Date;
+  /** First windows only: tags of the events with an event id counted in `count` (window-doc.ts, firstWindowDoc). */
+  claimTags?: string[];
   /** Merge records created before `upTo`, summed by the retention sweep (jobs/threat-retention.ts); absent: none. */
   folded?: FoldedOccurrences;
 }

@@ -3,11 +3,11 @@ import type { FieldError } from '../errors';
 import { validationFailed } from '../errors';
 import { DETECTIONS, THREAT_ACTIONS, THREAT_VERDICTS, type ThreatDoc } from '../data/threats-repo';
 import { requireDeviceKey } from '../threats/device-principal';
-import { hashDeviceId, mergeKey } from '../threats/merge-key';
+import { hashDeviceId, mergeKey, threatIdFor } from '../threats/merge-key';
 import { planWindows } from '../threats/windows';
 import { mergeOneKey } from '../threats/merge-one-key';
-import { claimRecord, countedByWindow, windowDoc, type EventClaim, type PreparedEvent } from '../threats/window-doc';
-import { windowCacheFor } from '../threats/window-cache';
+import { claimRecord, countsClaim, firstWindowDoc, type EventClaim, type PreparedEvent } from '../threats/window-doc';
+import { windowCacheFor, type WindowCache } from '../threats/window-cache';
 import type { ThreatMergeDoc } from '../data/threat-merges-repo';
 import { claimEventIds } from '../threats/event-claims';
 import { notifyIngested } from '../webhooks/enqueue';
@@ -113,46 +113,70 @@ async function claimBatch(ctx: RequestContext, appId: string, events: SecurityEv
     }
     const outcome = outcomes.get(event.eventId);
     if (seen.has(event.eventId) || outcome?.kind !== 'count') duplicates++;
-    else placed.push({ event, claim: { recordId: outcome.recordId, claimedAt: outcome.claimedAt } });
+    else placed.push({ event, claim: { recordId: outcome.recordId, claimedAt: outcome.claimedAt, fresh: outcome.fresh } });
     seen.add(event.eventId);
   }
   return { placed, duplicates };
 }
 
 /**
- * Ingests a batch of device events (API keys with events:ingest only). Events with an event id are claimed first
- * (event-claims.ts) and each counted by a merge record of its own whose id derives from the claim, so claim and count
- * need not be atomic: a retry after a crash between them counts the event, and a retry after success collides on the
- * record. Events are grouped by merge key and split into windows in memory. A key never seen opens its first window
- * with a plain insert, all such keys of the batch in one insertMany, so the common case costs what a raw insert costs.
- * Keys that already have windows go through `mergeOneKey`, which opens new windows by insert (derived ids serialize
- * racing openers) and returns merge records; those are inserted together at the end. Nothing is ever updated, so
+ * Repeats of recent claims (retries) whose event the first window of its key counts itself (firstWindowDoc). Checked
+ * before placing, because placing searches only the newest generations and the first one may lie deeper by now.
+ * One point read per merge key, only on the retry path.
+ */
+async function countedByFirstWindows(ctx: RequestContext, cache: WindowCache, events: PreparedEvent[]): Promise<Set<PreparedEvent>> {
+  const counted = new Set<PreparedEvent>();
+  const repeats = events.filter((e) => e.claim && !e.claim.fresh);
+  const firstWindows = new Map<string, Promise<ThreatDoc | null>>();
+  for (const e of repeats) {
+    if (firstWindows.has(e.key)) continue;
+    const known = cache.get(e.key)?.frontier;
+    firstWindows.set(e.key, known?.generation === 0 ? Promise.resolve(known) : ctx.repos.threats.findWindow(e.appId, threatIdFor(e.key, 0)));
+  }
+  for (const e of repeats) {
+    const window = await firstWindows.get(e.key);
+    if (window && countsClaim(window, e.claim!)) counted.add(e);
+  }
+  return counted;
+}
+
+/**
+ * Ingests a batch of device events (API keys with events:ingest only). Events with an event id are claimed first, all
+ * ids of the batch in one insert (event-claims.ts). Events are grouped by merge key and split into windows in memory.
+ * A key never seen opens its first window with a plain insert, all such keys of the batch in one insertMany, so the
+ * common case costs what a raw insert costs; that window also counts the events whose id this request claimed
+ * (firstWindowDoc). Keys that already have windows go through `mergeOneKey`, which opens new windows by insert
+ * (derived ids serialize racing openers) and returns merge records; those are inserted together at the end. Events
+ * with an id placed there, and retries of recent claims, are counted by a merge record whose id derives from the
+ * claim, so claim and count need not be atomic: a retry after a crash between them counts the event, and a retry
+ * after success collides on the record or finds the event's tag in its first window. Nothing is ever updated, so
  * every step is atomic on its own.
  */
 export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number; duplicates: number }> {
   const principal = requireDeviceKey(ctx, 'events:ingest');
   const now = ctx.clock.now();
   validateBatch(events, now);
-  const { placed, duplicates } = await claimBatch(ctx, principal.appId, events, now);
+  const claimed = await claimBatch(ctx, principal.appId, events, now);
+  const cache = windowCacheFor(ctx.repos);
+  const prepared = claimed.placed.map(({ event, claim }) => prepare(principal.appId, ctx.deps.deviceIdKey, event, claim));
+  const countedBefore = await countedByFirstWindows(ctx, cache, prepared);
+  const placed = prepared.filter((e) => !countedBefore.has(e));
 
   const byKey = new Map<string, PreparedEvent[]>();
-  for (const { event, claim } of placed) {
-    const prepared = prepare(principal.appId, ctx.deps.deviceIdKey, event, claim);
-    byKey.set(prepared.key, [...(byKey.get(prepared.key) ?? []), prepared]);
-  }
+  for (const e of placed) byKey.set(e.key, [...(byKey.get(e.key) ?? []), e]);
 
-  const cache = windowCacheFor(ctx.repos);
-  const firstWindows: { doc: ThreatDoc; group: PreparedEvent[] }[] = [];
+  const firstWindows: { doc: ThreatDoc; group: PreparedEvent[]; recorded: PreparedEvent[] }[] = [];
   const known: PreparedEvent[][] = [];
   for (const group of byKey.values()) {
     const windows = planWindows(group);
     const seen = cache.get(group[0].key) || cache.isOpening(group[0].key);
     if (seen) known.push(group); // this process has seen the key: no first window to open
-    else if (windows.length === 1) firstWindows.push({ doc: windowDoc(windows[0].members[0], { ...windows[0], count: countedByWindow(windows[0].members) }, 0, now), group });
+    else if (windows.length === 1) firstWindows.push({ ...firstWindowDoc(windows[0].members, windows[0], now), group });
     else known.push(group); // several windows in one batch: rare, so the careful path opens them one by one
   }
   const records: ThreatMergeDoc[] = [];
   const openedWindows: { doc: ThreatDoc; occurrences: number }[] = [];
+  let countedByWindows = 0;
   const opened = cache.markOpening(firstWindows.map((w) => w.doc.mergeKey));
   try {
     const taken = await ctx.repos.threats.insertWindows(firstWindows.map((w) => w.doc));
@@ -160,18 +184,23 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
       if (taken.has(index)) return void known.push(w.group);
       cache.remember(w.doc.mergeKey, 0, [w.doc]);
       openedWindows.push({ doc: w.doc, occurrences: w.group.length });
-      for (const e of w.group) if (e.claim) records.push(claimRecord(w.doc, { ...e, claim: e.claim }));
+      for (const e of w.recorded) records.push(claimRecord(w.doc, { ...e, claim: e.claim! }));
     });
   } finally {
     opened();
   }
 
-  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => void records.push(...(await mergeOneKey(ctx.repos, group, now, cache, (doc, occurrences) => openedWindows.push({ doc, occurrences })))));
-  const counted = await ctx.repos.threatMerges.insert(records);
+  await inParallel(known, SLOW_PATH_CONCURRENCY, async (group) => {
+    const merged = await mergeOneKey(ctx.repos, group, now, cache, (doc, occurrences) => openedWindows.push({ doc, occurrences }));
+    records.push(...merged.records);
+    countedByWindows += merged.counted;
+  });
+  // A record that existed: this event was counted by an earlier or concurrent attempt under the same claim.
+  const recordedBefore = (await ctx.repos.threatMerges.insert(records)).size;
   const byDetection = new Map<string, number>();
-  for (const { event } of placed) byDetection.set(event.detection, (byDetection.get(event.detection) ?? 0) + 1);
+  for (const e of placed) byDetection.set(e.detection, (byDetection.get(e.detection) ?? 0) + 1);
   // Alerts are queued after the events are stored and never fail the ingestion (notifyIngested catches and logs).
   await notifyIngested(ctx.deps, principal.appId, openedWindows, byDetection);
-  // A record that existed: this event was counted by an earlier or concurrent attempt under the same claim.
-  return { accepted: placed.length - counted.size, duplicates: duplicates + counted.size };
+  const repeated = countedBefore.size + countedByWindows + recordedBefore;
+  return { accepted: placed.length - countedByWindows - recordedBefore, duplicates: claimed.duplicates + repeated };
 }

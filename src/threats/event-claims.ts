@@ -12,8 +12,11 @@ export const EVENT_ID_TTL_MS = 24 * 60 * 60 * 1000;
 export const REPLACE_WITHIN_MS = 10 * 60 * 1000;
 
 export type ClaimOutcome =
-  /** Counted by this request unless its record already exists (a concurrent repeat may insert it first). */
-  | { kind: 'count'; recordId: string; claimedAt: Date }
+  /**
+   * Counted by this request unless it was counted under the same claim already. `fresh`: this request made the claim
+   * (inserted it, or took over an expired one), so nobody else has counted it; otherwise a repeat of a recent claim.
+   */
+  | { kind: 'count'; recordId: string; claimedAt: Date; fresh: boolean }
   /** Claimed long ago: acknowledged, not counted again. */
   | { kind: 'duplicate' };
 
@@ -33,12 +36,12 @@ export function recordIdFor(claim: Pick<ThreatEventIdDoc, '_id' | 'claimedAt'>):
  */
 export async function claimEventIds(repo: ThreatEventIdsRepo, appId: string, eventIds: string[], now: Date): Promise<Map<string, ClaimOutcome>> {
   const outcomes = new Map<string, ClaimOutcome>();
-  const fresh = (id: string): ThreatEventIdDoc => ({ _id: claimIdFor(appId, id), appId, claimedAt: now, expiresAt: new Date(now.getTime() + EVENT_ID_TTL_MS) });
-  const docs = eventIds.map(fresh);
+  const claimDoc = (id: string): ThreatEventIdDoc => ({ _id: claimIdFor(appId, id), appId, claimedAt: now, expiresAt: new Date(now.getTime() + EVENT_ID_TTL_MS) });
+  const docs = eventIds.map(claimDoc);
   const taken = await repo.claim(docs);
   await Promise.all(
     docs.map(async (doc, i) => {
-      if (!taken.has(i)) return void outcomes.set(eventIds[i], { kind: 'count', recordId: recordIdFor(doc), claimedAt: now });
+      if (!taken.has(i)) return void outcomes.set(eventIds[i], { kind: 'count', recordId: recordIdFor(doc), claimedAt: now, fresh: true });
       outcomes.set(eventIds[i], await settleTaken(repo, doc, now));
     }),
   );
@@ -50,15 +53,15 @@ async function settleTaken(repo: ThreatEventIdsRepo, doc: ThreatEventIdDoc, now:
     const existing = await repo.find(doc._id);
     if (!existing) {
       // Removed by the retention sweep between our insert and this read: claim it now.
-      if ((await repo.claim([doc])).size === 0) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now };
+      if ((await repo.claim([doc])).size === 0) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now, fresh: true };
       continue;
     }
     if (existing.expiresAt.getTime() <= now.getTime()) {
-      if (await repo.replaceExpired(existing, doc)) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now };
+      if (await repo.replaceExpired(existing, doc)) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now, fresh: true };
       continue; // another ingest renewed it first: read its claim
     }
     if (now.getTime() - existing.claimedAt.getTime() < REPLACE_WITHIN_MS) {
-      return { kind: 'count', recordId: recordIdFor(existing), claimedAt: existing.claimedAt };
+      return { kind: 'count', recordId: recordIdFor(existing), claimedAt: existing.claimedAt, fresh: false };
     }
     return { kind: 'duplicate' };
   }

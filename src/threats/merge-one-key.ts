@@ -2,7 +2,7 @@ import type { Occurrences, ThreatDoc, ThreatsRepo } from '../data/threats-repo';
 import { ThreatMergesRepo, type ThreatMergeDoc } from '../data/threat-merges-repo';
 import { MERGE_WINDOW_MS, threatIdFor } from './merge-key';
 import { contains } from './windows';
-import { claimRecord, countedByWindow, windowDoc, type PreparedEvent } from './window-doc';
+import { claimRecord, countedByWindow, countsClaim, windowDoc, type PreparedEvent } from './window-doc';
 import type { WindowCache } from './window-cache';
 
 /** Late events: how many generations below the newest are searched for a window that holds them. */
@@ -31,15 +31,17 @@ interface Repos {
  * as if the later had been ingested first: the earlier is then a late event and opens its own window (a window never
  * moves its first occurrence, the sort key). Counts are exact either way.
  *
- * Events with an event id are never counted by a window document, only by a merge record of their own whose id
- * derives from their claim (claimRecord), so placing such an event again, after a retry, counts it at most once.
+ * Events with an event id are counted here by a merge record of their own whose id derives from their claim
+ * (claimRecord), so placing such an event again, after a retry, counts it at most once. An event a first window
+ * counts itself (firstWindowDoc) is not counted again when placed into that window: `counted` says how many.
  */
-export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache, onOpened: (doc: ThreatDoc, occurrences: number) => void = () => undefined): Promise<ThreatMergeDoc[]> {
+export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receivedAt: Date, cache: WindowCache, onOpened: (doc: ThreatDoc, occurrences: number) => void = () => undefined): Promise<{ records: ThreatMergeDoc[]; counted: number }> {
   const sorted = [...events].sort((a, b) => a.at.getTime() - b.at.getTime());
   const { key, appId } = sorted[0];
   const windows = new Map<number, ThreatDoc>();
   const merged = new Map<string, { window: ThreatDoc; occ: Occurrences }>();
   const claimed: ThreatMergeDoc[] = [];
+  let counted = 0;
   let newest = -1;
   // What this process already knows of the key (see WindowCache): a repeat inside the frontier window, or after it,
   // needs no read. A late event (before the frontier began) searches as usual.
@@ -88,6 +90,7 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
   };
 
   const add = (window: ThreatDoc, e: PreparedEvent) => {
+    if (e.claim && countsClaim(window, e.claim)) return void (counted += 1);
     if (e.claim) return void claimed.push(claimRecord(window, { ...e, claim: e.claim }));
     const prior = merged.get(window._id)?.occ;
     merged.set(window._id, {
@@ -158,5 +161,5 @@ export async function mergeOneKey(repos: Repos, events: PreparedEvent[], receive
     deviceHash: window.deviceHash,
     createdAt: receivedAt,
   }));
-  return [...perRequest, ...claimed];
+  return { records: [...perRequest, ...claimed], counted };
 }

@@ -98,3 +98,29 @@ it('keeps an id for 24 hours, per app, and counts it again after', async () => {
   expect((await listAll(h, a.reader, a.appId)).map((t) => t.count)).toEqual([2]);
   expect((await listAll(h, b.reader, b.appId)).map((t) => t.count)).toEqual([1]);
 });
+
+it('counts new observations with ids in their first windows alone, and a retry of them once', async () => {
+  const a = await freshApp();
+  const batch = [...batchOf(6, 'first'), event(after(t0, 2000), { deviceId: 'device-000002', eventId: 'first-repeat-0002' })];
+  expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 7, duplicates: 0 });
+  // Six first windows, one holding two events: no merge record was needed to count any of them.
+  expect(await h.deps.db.collection('threat_merges').countDocuments({ appId: a.appId })).toBe(0);
+  expect((await ingest(second.baseUrl, a.device, batch)).body).toEqual({ accepted: 0, duplicates: 7 });
+  expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 0, duplicates: 7 });
+  const threats = await listAll(h, a.reader, a.appId);
+  expect(threats).toHaveLength(6);
+  expect(total(threats)).toBe(7);
+});
+
+it('finds a retried event in its first window after its device opened more windows than a merge searches', async () => {
+  const a = await freshApp();
+  const first = event(t0, { eventId: 'deep-retry-00000001' });
+  expect((await ingest(h.baseUrl, a.device, [first])).body).toEqual({ accepted: 1, duplicates: 0 });
+  // Six later windows of the same merge key (6 minutes apart, no ids): the first window is now below the look-back.
+  for (let i = 1; i <= 6; i++) expect((await ingest(second.baseUrl, a.device, [event(after(t0, minutes(6 * i)))])).body).toEqual({ accepted: 1, duplicates: 0 });
+  expect((await ingest(second.baseUrl, a.device, [first])).body).toEqual({ accepted: 0, duplicates: 1 });
+  expect((await ingest(h.baseUrl, a.device, [first])).body).toEqual({ accepted: 0, duplicates: 1 });
+  const threats = await listAll(h, a.reader, a.appId);
+  expect(threats).toHaveLength(7);
+  expect(total(threats)).toBe(7);
+});
