@@ -60,13 +60,17 @@ export class OidcRulesRepo {
    * rule as stored after; null when the rule is gone.
    */
   async pinIds(appId: string, id: string, ids: { repositoryId?: string; repositoryOwnerId: string }): Promise<{ pinned: string[]; rule: OidcRuleDoc | null }> {
-    const pinned: string[] = [];
+    // Each step is one conditional update, and the first pins both ids at once: two jobs racing to pin a fresh rule
+    // must not each pin one field (the loser would record a pin of the winner's owner as its own).
+    const pin = async (filter: Filter<OidcRuleDoc>, set: Partial<OidcRuleDoc>): Promise<boolean> =>
+      (await this.col.updateOne({ _id: id, appId, ...filter }, { $set: set })).modifiedCount > 0;
+    const owner = ids.repositoryOwnerId;
+    let pinned: string[] = [];
     if (ids.repositoryId !== undefined) {
-      const r = await this.col.updateOne({ _id: id, appId, repositoryId: null }, { $set: { repositoryId: ids.repositoryId } });
-      if (r.modifiedCount > 0) pinned.push('repositoryId');
+      if (await pin({ repositoryId: null, repositoryOwnerId: null }, { repositoryId: ids.repositoryId, repositoryOwnerId: owner })) pinned = ['repositoryId', 'repositoryOwnerId'];
+      else if (await pin({ repositoryId: null, repositoryOwnerId: owner }, { repositoryId: ids.repositoryId })) pinned = ['repositoryId'];
     }
-    const r = await this.col.updateOne({ _id: id, appId, repositoryOwnerId: null }, { $set: { repositoryOwnerId: ids.repositoryOwnerId } });
-    if (r.modifiedCount > 0) pinned.push('repositoryOwnerId');
+    if (pinned.length === 0 && (await pin({ repositoryOwnerId: null }, { repositoryOwnerId: owner }))) pinned = ['repositoryOwnerId'];
     return { pinned, rule: await this.col.findOne({ _id: id, appId }) };
   }
   /** A rule by id, of any app (node lookups; the caller checks the app). */
