@@ -51,6 +51,8 @@ it('queues one job per upload, however often the upload hook runs, and runs it f
   expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scan.grade);
   const byGrade = await h.deps.repos.builds.page(appId, { grade: scan.grade }, 10);
   expect(byGrade.map((b) => b._id)).toContain(uploaded.id);
+  // And on the app's summary of its latest build, which this build is: the grade dashboards count.
+  expect((await h.deps.repos.apps.findById(appId))!.latestBuild).toEqual({ id: uploaded.id, createdAt: doc.createdAt, platform: 'android', grade: scan.grade });
 });
 
 it('retries the job of a runner that crashed after writing its scan, once its lease lapsed: one scan', async () => {
@@ -62,6 +64,7 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   expect(await staticScans(uploaded.id)).toHaveLength(1);
   // Had it died between writing the scan and storing the grade on the build, the retry stores it.
   await h.deps.db.collection('builds').updateOne({ _id: uploaded.id } as never, { $unset: { grade: '' } });
+  await h.deps.db.collection('apps').updateOne({ _id: appId } as never, { $set: { 'latestBuild.grade': null } });
 
   // While the lease holds, nobody else takes the job.
   h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs - 1_000);
@@ -74,6 +77,7 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   const scans = await staticScans(uploaded.id);
   expect(scans).toHaveLength(1);
   expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scans[0].grade);
+  expect((await h.deps.repos.apps.findById(appId))!.latestBuild).toMatchObject({ id: uploaded.id, grade: scans[0].grade });
   expect(scans[0].id).toBe(staticScanId(claimed));
 });
 
