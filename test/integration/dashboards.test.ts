@@ -302,6 +302,12 @@ describe('the latest-build summary latestGradeDistribution reads', () => {
     expect(countOf(after, 'B')).toBe(countOf(before, 'B') - 1);
     expect(countOf(after, 'F')).toBe(countOf(before, 'F') + 1);
     await apps.updateOne({ _id: appId } as never, { $set: { 'latestBuild.grade': 'B' } });
+
+    // A build registered for an app without the field writes it as well.
+    await apps.updateOne({ _id: empty } as never, { $unset: { latestBuild: '' } });
+    const first = await registerBuild((await h.newKey(empty, ['builds:write'])).key, '1.0.0', '2025-03-19T10:00:00.000Z');
+    h.clock.set(NOW);
+    expect(await summaryOf(empty)).toMatchObject({ id: first, grade: null });
   });
 });
 
