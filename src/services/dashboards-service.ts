@@ -331,7 +331,8 @@ async function summarizeOlderApps(ctx: RequestContext, appIds: string[]): Promis
   const ungraded = appIds.flatMap((appId, i) => (written[i] && summaries[i] && summaries[i].grade === null ? [{ appId, id: summaries[i].id }] : []));
   if (ungraded.length) {
     const late = await latestStaticGrades(ctx, ungraded);
-    for (const [buildId, grade] of late) await ctx.repos.apps.setLatestBuildGrade(ungraded.find((b) => b.id === buildId)!.appId, buildId, grade);
+    const appOf = new Map(ungraded.map((b) => [b.id, b.appId]));
+    for (const [buildId, grade] of late) await ctx.repos.apps.setLatestBuildGrade(appOf.get(buildId)!, buildId, grade);
     for (const s of summaries) if (s && late.has(s.id)) s.grade = late.get(s.id)!;
   }
   return summaries;
