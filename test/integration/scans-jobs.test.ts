@@ -56,6 +56,7 @@ it('queues one job per upload, however often the upload hook runs, and runs it f
 });
 
 it('retries the job of a runner that crashed after writing its scan, once its lease lapsed: one scan', async () => {
+  h.clock.advance(1_000); // registered after the first test's build, so this one is the app's latest
   const uploaded = await uploadPackage(h, key, apk, 'android');
   // A runner claims the job, writes the scan, and dies before marking the job done.
   const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
