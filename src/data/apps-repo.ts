@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes } from './db';
+import type { Platform } from './builds-repo';
 
 export const PLANS = ['hatchling', 'indie', 'startup', 'scale', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -10,6 +11,20 @@ export interface AppDoc {
   plan: Plan;
   org: string;
   createdAt: Date;
+  /**
+   * Its newest build (by createdAt, then id), kept by build registration and the scan job so that dashboards read one
+   * document per app: null without builds; absent on apps created before the field existed (read once the old way,
+   * then written).
+   */
+  latestBuild?: LatestBuildDoc | null;
+}
+
+/** What dashboards need of an app's newest build; grade is that of its static scan, null until it has one. */
+export interface LatestBuildDoc {
+  id: string;
+  createdAt: Date;
+  platform: Platform;
+  grade: string | null;
 }
 
 /** What appsConnection narrows by; both fields given must match. */
@@ -66,9 +81,38 @@ export class AppsRepo {
   list(limit: number): Promise<AppDoc[]> {
     return this.col.find({}).sort({ createdAt: -1 }).limit(limit).toArray();
   }
-  /** Dashboards: ids of every app, at most `cap` + 1 of them (the caller refuses beyond); the _id index serves it. */
-  async ids(cap: number): Promise<string[]> {
-    const docs = await this.col.find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(cap + 1).toArray();
-    return docs.map((d) => d._id);
+  /**
+   * Dashboards: each app's id and latest-build summary (absent on apps that predate it), at most `cap` + 1 apps (the
+   * caller refuses beyond); the _id index serves it.
+   */
+  latestBuilds(cap: number): Promise<Pick<AppDoc, '_id' | 'latestBuild'>[]> {
+    return this.col.find({}, { projection: { _id: 1, latestBuild: 1 } }).sort({ _id: 1 }).limit(cap + 1).toArray();
+  }
+  /**
+   * Makes `build` the app's latest build unless a newer one (by createdAt, then id) is recorded already, so builds
+   * registered at once leave the newest whatever order their writes land in. One conditional write: no read first.
+   */
+  async recordLatestBuild(appId: string, build: LatestBuildDoc): Promise<boolean> {
+    const res = await this.col.updateOne(
+      {
+        _id: appId,
+        $or: [
+          { latestBuild: null }, // null or absent
+          { 'latestBuild.createdAt': { $lt: build.createdAt } },
+          { 'latestBuild.createdAt': build.createdAt, 'latestBuild.id': { $lt: build.id } },
+        ],
+      },
+      { $set: { latestBuild: build } },
+    );
+    return res.modifiedCount === 1;
+  }
+  /** Writes the summary of an app that predates it, unless something wrote one meanwhile. */
+  async initLatestBuild(appId: string, build: LatestBuildDoc | null): Promise<boolean> {
+    const res = await this.col.updateOne({ _id: appId, latestBuild: { $exists: false } }, { $set: { latestBuild: build } });
+    return res.modifiedCount === 1;
+  }
+  /** The static grade of a build, on its app's summary while that build is still the latest. */
+  async setLatestBuildGrade(appId: string, buildId: string, grade: string): Promise<void> {
+    await this.col.updateOne({ _id: appId, 'latestBuild.id': buildId }, { $set: { 'latestBuild.grade': grade } });
   }
 }

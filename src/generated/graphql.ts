@@ -68,8 +68,8 @@ export type Query = {
   builds: Array<Build>;
   /**
    * Grade distribution of the latest build of each app (any platform): the grade of that build's latest static scan,
-   * or none. Apps without builds are not counted. Best grade first. Costs one read per app, so it visits at most
-   * DASHBOARD_MAX_APPS apps (default 5000), else refused. Staff.
+   * or none. Apps without builds are not counted. Best grade first. Reads one document per app (its latest-build
+   * summary), at most DASHBOARD_MAX_APPS apps (default 5000), else refused. Staff.
    */
   latestGradeDistribution: Array<GradeCount>;
   /**

@@ -7,6 +7,7 @@ import type { StaticAnalysis } from '../scan/static';
 import { ScanWorkers } from '../scan/worker';
 import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
+import { recordStaticGrade } from '../services/builds/latest-build';
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
@@ -65,9 +66,9 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
   await writeStaticScan(deps, staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
 }
 
-/** Copies the static scan's grade onto its build, so that builds are listed by grade from an index. */
+/** Copies the static scan's grade onto its build (builds listed by grade) and its app's latest-build summary. */
 async function recordGrade(deps: Deps, scan: ScanDoc): Promise<void> {
-  await deps.repos.builds.setGrade(scan.appId, scan.buildId, scan.grade);
+  await recordStaticGrade(deps, scan);
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */

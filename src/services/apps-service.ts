@@ -25,6 +25,7 @@ export async function createApp(deps: Deps, input: CreateAppInput, actor = 'oper
     plan: input.plan as Plan,
     org: input.org?.trim() || 'default',
     createdAt: deps.clock.now(),
+    latestBuild: null,
   };
   await deps.repos.apps.insert(app);
   await recordAction(deps, { actor, action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });

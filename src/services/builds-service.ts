@@ -13,6 +13,7 @@ import { acquireUploadBudget } from '../uploads/upload-budget';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import { scanSummariesOfBuild } from './scans-service';
 import type { BuildProvenance } from './builds/provenance';
+import { recordLatestBuild } from './builds/latest-build';
 
 export { toArtifactView, toBuildView, type BuildView, type ArtifactView } from './builds/view';
 
@@ -92,6 +93,7 @@ export async function createBuild(ctx: RequestContext, input: CreateBuildInput):
     provenance,
   };
   await ctx.repos.builds.insert(doc);
+  await recordLatestBuild(ctx.deps, doc);
   await runHook(ctx, 'onBuildRegistered', () => onBuildRegistered(ctx.deps, doc, ctx.principal));
   return doc;
 }

@@ -88,9 +88,18 @@ export async function buildsConnection(ctx: RequestContext, app: AppDoc, args: P
   return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.builds.count(app._id, query));
 }
 
-/** The newest build of the app (of one platform when given), or null. */
+/**
+ * The newest build of the app (of one platform when given), or null. The app's latest-build summary names it when it
+ * is of that platform, so a page of apps loads those builds by id in one batch; otherwise (another platform, an app
+ * whose summary is missing or empty) the app's builds are read as the summary cannot tell.
+ */
 export async function latestBuild(ctx: RequestContext, app: AppDoc, platform: Platform | null): Promise<BuildDoc | null> {
   authorizeForApp(ctx, 'builds:read', app._id, { write: false });
+  const summary = app.latestBuild;
+  if (summary && (!platform || platform === summary.platform)) {
+    const build = await ctx.loaders.builds.load(summary.id);
+    if (build?.appId === app._id) return build;
+  }
   return ctx.repos.builds.latest(app._id, platform);
 }
 

@@ -3,12 +3,13 @@ import { authorizeForApp, requireStaff } from '../auth/authorize';
 import { notFound, validationFailed, type FieldError } from '../errors';
 import type { Detection, StatsRow } from '../data/threats-repo';
 import type { BuildDoc, Platform } from '../data/builds-repo';
+import type { LatestBuildDoc } from '../data/apps-repo';
 import { GRADE_BANDS } from '../scan/score';
 
 /**
  * Aggregates for dashboards (per UTC day, per reason, per grade). Each reads rows from an index-shaped find bounded
  * by app (or action) and time range and folds them here: FerretDB, the test database, lacks what a pipeline would
- * need ($dateToString/$dateTrunc to bucket days, $addToSet for distinct devices, $first for latest builds, $lookup
+ * need ($dateToString/$dateTrunc to bucket days, $addToSet for distinct devices, $lookup
  * for merge records). Every aggregate reads at most `dashboards.maxRows` rows and refuses beyond, so no query makes
  * the service read a whole collection.
  */
@@ -27,7 +28,7 @@ export type ThreatDimension = (typeof THREAT_DIMENSIONS)[number];
  */
 const SCAN_BATCH_ONE_APP = 500;
 const SCAN_BATCH_MANY_APPS = 100;
-/** Apps read at once for the latest-grade distribution (one read each). */
+/** Apps read at once for the latest-grade distribution when they predate their latest-build summary. */
 const APP_CONCURRENCY = 8;
 
 export interface DateRange {
@@ -279,13 +280,13 @@ export async function refusedExchanges(ctx: RequestContext, input: { appId: stri
 }
 
 /** Runs `work` over `items`, at most `concurrency` at once, answers in the items' order. */
-async function mapConcurrently<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function mapConcurrently<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      results[i] = await work(items[i]);
+      results[i] = await work(items[i], i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
@@ -293,24 +294,46 @@ async function mapConcurrently<T, R>(items: T[], concurrency: number, work: (ite
 }
 
 /**
- * Grade distribution of the latest build (any platform) of each app: the grade of its newest static scan, or `none`.
- * Apps without builds are not counted. One read per app (its newest build, from the app_created_id index), so the
- * apps visited are capped at `dashboards.maxApps`.
+ * Grade distribution of the latest build (any platform) of each app: the grade of its static scan, or `none`. Apps
+ * without builds are not counted. One read of the apps' latest-build summaries (capped at `dashboards.maxApps`); an
+ * app that predates the summary is read the old way once and its summary written.
  */
 export async function latestGradeDistribution(ctx: RequestContext): Promise<GradeCount[]> {
   requireStaff(ctx, { write: false });
   const max = ctx.deps.config.dashboards.maxApps;
-  const appIds = await ctx.repos.apps.ids(max);
-  if (appIds.length > max) {
+  const apps = await ctx.repos.apps.latestBuilds(max);
+  if (apps.length > max) {
     throw validationFailed([{ pointer: '', message: `more than ${max} apps; the distribution visits at most ${max} (DASHBOARD_MAX_APPS)` }]);
   }
-  const latest = await mapConcurrently(appIds, APP_CONCURRENCY, (appId) => ctx.repos.builds.latest(appId, null));
-  const builds = latest.filter((b): b is BuildDoc => b !== null).map((b) => ({ appId: b.appId, id: b._id }));
-  const grades = await latestStaticGrades(ctx, builds);
+  const summaries = apps.map((a) => a.latestBuild).filter((b): b is LatestBuildDoc => !!b);
+  const older = apps.filter((a) => a.latestBuild === undefined).map((a) => a._id);
+  if (older.length) summaries.push(...(await summarizeOlderApps(ctx, older)).filter((b): b is LatestBuildDoc => b !== null));
   const distribution = new Map<string, number>();
-  for (const b of builds) {
-    const grade = grades.get(b.id) ?? NO_GRADE;
+  for (const b of summaries) {
+    const grade = b.grade ?? NO_GRADE;
     distribution.set(grade, (distribution.get(grade) ?? 0) + 1);
   }
   return gradeCounts(distribution);
+}
+
+/**
+ * The latest build of apps created before their summary existed, read one app at a time as before (its newest build,
+ * from the app_created_id index, and the grade of that build's static scans), then written onto each app unless a
+ * build registered meanwhile wrote it. A static scan stored between the grade read and that write would find no summary
+ * to update, so a summary written without a grade has its grade read once more.
+ */
+async function summarizeOlderApps(ctx: RequestContext, appIds: string[]): Promise<(LatestBuildDoc | null)[]> {
+  const builds = await mapConcurrently(appIds, APP_CONCURRENCY, (appId) => ctx.repos.builds.latest(appId, null));
+  const found = builds.filter((b): b is BuildDoc => b !== null).map((b) => ({ appId: b.appId, id: b._id }));
+  const grades = await latestStaticGrades(ctx, found);
+  const summaries = builds.map((b) => (b ? { id: b._id, createdAt: b.createdAt, platform: b.platform, grade: grades.get(b._id) ?? null } : null));
+  const written = await mapConcurrently(appIds, APP_CONCURRENCY, (appId, i) => ctx.repos.apps.initLatestBuild(appId, summaries[i]));
+  const ungraded = appIds.flatMap((appId, i) => (written[i] && summaries[i] && summaries[i].grade === null ? [{ appId, id: summaries[i].id }] : []));
+  if (ungraded.length) {
+    const late = await latestStaticGrades(ctx, ungraded);
+    const appOf = new Map(ungraded.map((b) => [b.id, b.appId]));
+    for (const [buildId, grade] of late) await ctx.repos.apps.setLatestBuildGrade(appOf.get(buildId)!, buildId, grade);
+    for (const s of summaries) if (s && late.has(s.id)) s.grade = late.get(s.id)!;
+  }
+  return summaries;
 }

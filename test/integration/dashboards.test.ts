@@ -9,6 +9,7 @@ import { createContext } from '../../src/context';
 import { sweepThreats, FOLD_AFTER_MS } from '../../src/jobs/threat-retention';
 import { buildTrend, latestGradeDistribution, refusedExchanges, threatTrend } from '../../src/services/dashboards-service';
 import type { Principal } from '../../src/auth/principal';
+import { recordStaticGrade } from '../../src/services/builds/latest-build';
 import { event, gql, ingest } from './threats-support';
 
 const DAY = 86_400_000;
@@ -29,7 +30,7 @@ async function registerBuild(key: string, version: string, when: string): Promis
   return (await readJson(res)).id;
 }
 
-/** A static scan as the scan job stores it (the grade is what the aggregates read). */
+/** A static scan as the scan job stores it, its grade copied onto its build and app (what the aggregates read). */
 async function staticScan(appId: string, buildId: string, grade: string, when: string): Promise<void> {
   const inserted = await h.deps.repos.scans.insertOnce({
     _id: `scn_${randomBytes(8).toString('hex')}`,
@@ -43,6 +44,7 @@ async function staticScan(appId: string, buildId: string, grade: string, when: s
     createdAt: at(when),
   });
   expect(inserted).toBe(true);
+  await recordStaticGrade(h.deps, { appId, buildId, grade });
 }
 
 const staff = (token: string, query: string, variables?: Record<string, unknown>) => gql(h, token, query, variables);
@@ -225,6 +227,87 @@ describe('buildTrend and latestGradeDistribution', () => {
       { grade: 'F', count: 1 },
       { grade: 'none', count: 1 },
     ]);
+  });
+});
+
+describe('the latest-build summary latestGradeDistribution reads', () => {
+  const summaryOf = async (appId: string) => (await h.deps.repos.apps.findById(appId))!.latestBuild;
+  const distribution = async () => (await staff(support, '{ latestGradeDistribution { grade count } }')).body.data.latestGradeDistribution;
+  const countOf = (rows: { grade: string; count: number }[], grade: string) => rows.find((r) => r.grade === grade)?.count ?? 0;
+
+  it('keeps the newest of builds registered at once, whichever write lands last (ties by id)', async () => {
+    const { appId } = await h.newApp();
+    expect(await summaryOf(appId)).toBeNull(); // a new app: no builds yet
+    const writer = (await h.newKey(appId, ['builds:write'])).key;
+    // Two registrations at once, at the same instant: the greater id is the newest, as App.latestBuild orders them.
+    h.clock.set(at('2025-03-19T11:00:00.000Z'));
+    const post = (version: string) => h.api('/v1/builds', { method: 'POST', headers: json(writer), body: JSON.stringify({ platform: 'ios', version }) });
+    const both = await Promise.all([post('7.0.0'), post('7.0.1')]);
+    expect(both.map((r) => r.status)).toEqual([201, 201]);
+    const ids = await Promise.all(both.map(async (r) => (await readJson(r)).id as string));
+    const newest = (await h.deps.repos.builds.latest(appId, null))!;
+    expect(newest._id).toBe([...ids].sort().at(-1));
+    expect(await summaryOf(appId)).toEqual({ id: newest._id, createdAt: newest.createdAt, platform: 'ios', grade: null });
+
+    // A later build whose summary write lands first, then an earlier one's: the later one stays.
+    const later = { id: 'bld_summary_later', createdAt: at('2025-03-19T12:00:00.000Z'), platform: 'android' as const, grade: null };
+    const earlier = { id: 'bld_summary_zzzz', createdAt: at('2025-03-19T11:30:00.000Z'), platform: 'ios' as const, grade: null };
+    expect(await h.deps.repos.apps.recordLatestBuild(appId, later)).toBe(true);
+    expect(await h.deps.repos.apps.recordLatestBuild(appId, earlier)).toBe(false);
+    // Same instant: the smaller id loses, the greater wins.
+    expect(await h.deps.repos.apps.recordLatestBuild(appId, { ...later, id: 'bld_summary_laten' })).toBe(false);
+    expect(await h.deps.repos.apps.recordLatestBuild(appId, { ...later, id: 'bld_summary_latez' })).toBe(true);
+    expect(await summaryOf(appId)).toEqual({ ...later, id: 'bld_summary_latez' });
+    h.clock.set(NOW);
+  });
+
+  it('takes the grade of the latest build\'s static scan, and not of an older build\'s', async () => {
+    const { appId } = await h.newApp();
+    const writer = (await h.newKey(appId, ['builds:write'])).key;
+    const old = await registerBuild(writer, '1.0.0', '2025-03-19T08:00:00.000Z');
+    const latest = await registerBuild(writer, '1.0.1', '2025-03-19T09:00:00.000Z');
+    h.clock.set(NOW);
+    const before = await distribution();
+    await staticScan(appId, old, 'A', '2025-03-19T09:05:00.000Z');
+    expect(await summaryOf(appId)).toMatchObject({ id: latest, grade: null });
+    expect(await distribution()).toEqual(before);
+    await staticScan(appId, latest, 'D', '2025-03-19T09:10:00.000Z');
+    expect(await summaryOf(appId)).toMatchObject({ id: latest, grade: 'D' });
+    const after = await distribution();
+    expect(countOf(after, 'none')).toBe(countOf(before, 'none') - 1);
+    expect(countOf(after, 'D')).toBe(countOf(before, 'D') + 1);
+  });
+
+  it('reads an app created before the summary existed the old way once, and writes its summary', async () => {
+    const { appId } = await h.newApp();
+    const empty = (await h.newApp()).appId;
+    const writer = (await h.newKey(appId, ['builds:write'])).key;
+    await registerBuild(writer, '3.0.0', '2025-03-19T08:00:00.000Z');
+    const latest = await registerBuild(writer, '3.0.1', '2025-03-19T09:00:00.000Z');
+    await staticScan(appId, latest, 'B', '2025-03-19T09:05:00.000Z');
+    h.clock.set(NOW);
+    const before = await distribution();
+    // As stored before the field existed: no latestBuild at all.
+    const apps = h.deps.db.collection('apps');
+    await apps.updateMany({ _id: { $in: [appId, empty] } } as never, { $unset: { latestBuild: '' } });
+    expect(await summaryOf(appId)).toBeUndefined();
+
+    expect(await distribution()).toEqual(before); // same answer, from the builds and scans
+    const latestDoc = (await h.deps.repos.builds.findById(appId, latest))!;
+    expect(await summaryOf(appId)).toEqual({ id: latest, createdAt: latestDoc.createdAt, platform: 'android', grade: 'B' });
+    expect(await summaryOf(empty)).toBeNull(); // written too: no builds, skipped as before
+    // From now on the summary is what counts: a change to it shows, though the builds did not change.
+    await apps.updateOne({ _id: appId } as never, { $set: { 'latestBuild.grade': 'F' } });
+    const after = await distribution();
+    expect(countOf(after, 'B')).toBe(countOf(before, 'B') - 1);
+    expect(countOf(after, 'F')).toBe(countOf(before, 'F') + 1);
+    await apps.updateOne({ _id: appId } as never, { $set: { 'latestBuild.grade': 'B' } });
+
+    // A build registered for an app without the field writes it as well.
+    await apps.updateOne({ _id: empty } as never, { $unset: { latestBuild: '' } });
+    const first = await registerBuild((await h.newKey(empty, ['builds:write'])).key, '1.0.0', '2025-03-19T10:00:00.000Z');
+    h.clock.set(NOW);
+    expect(await summaryOf(empty)).toMatchObject({ id: first, grade: null });
   });
 });
 

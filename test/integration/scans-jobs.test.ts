@@ -51,9 +51,12 @@ it('queues one job per upload, however often the upload hook runs, and runs it f
   expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scan.grade);
   const byGrade = await h.deps.repos.builds.page(appId, { grade: scan.grade }, 10);
   expect(byGrade.map((b) => b._id)).toContain(uploaded.id);
+  // And on the app's summary of its latest build, which this build is: the grade dashboards count.
+  expect((await h.deps.repos.apps.findById(appId))!.latestBuild).toEqual({ id: uploaded.id, createdAt: doc.createdAt, platform: 'android', grade: scan.grade });
 });
 
 it('retries the job of a runner that crashed after writing its scan, once its lease lapsed: one scan', async () => {
+  h.clock.advance(1_000); // registered after the first test's build, so this one is the app's latest
   const uploaded = await uploadPackage(h, key, apk, 'android');
   // A runner claims the job, writes the scan, and dies before marking the job done.
   const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
@@ -62,6 +65,7 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   expect(await staticScans(uploaded.id)).toHaveLength(1);
   // Had it died between writing the scan and storing the grade on the build, the retry stores it.
   await h.deps.db.collection('builds').updateOne({ _id: uploaded.id } as never, { $unset: { grade: '' } });
+  await h.deps.db.collection('apps').updateOne({ _id: appId } as never, { $set: { 'latestBuild.grade': null } });
 
   // While the lease holds, nobody else takes the job.
   h.clock.advance(DEFAULT_RUNNER_OPTIONS.leaseMs - 1_000);
@@ -74,6 +78,7 @@ it('retries the job of a runner that crashed after writing its scan, once its le
   const scans = await staticScans(uploaded.id);
   expect(scans).toHaveLength(1);
   expect((await h.deps.repos.builds.findById(appId, uploaded.id))!.grade).toBe(scans[0].grade);
+  expect((await h.deps.repos.apps.findById(appId))!.latestBuild).toMatchObject({ id: uploaded.id, grade: scans[0].grade });
   expect(scans[0].id).toBe(staticScanId(claimed));
 });
 

@@ -9,6 +9,7 @@ import type { BuildDoc, Platform } from '../../src/data/builds-repo';
 import type { ScanDoc } from '../../src/data/scans-repo';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { newId } from '../../src/ids';
+import { recordLatestBuild } from '../../src/services/builds/latest-build';
 import { GRADE_BANDS } from '../../src/scan/score';
 import { createContext } from '../../src/context';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
@@ -33,6 +34,7 @@ export async function seedBuild(
     ...(fields.grade ? { grade: fields.grade } : {}),
   };
   await deps.repos.builds.insert(doc);
+  await recordLatestBuild(deps, doc); // as build registration does
   return doc;
 }
 

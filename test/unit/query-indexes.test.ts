@@ -67,7 +67,9 @@ it('serves the dashboards\' aggregate reads from the indexes meant for them (an 
     'find(eq: action; range: occurredAt; other: -; sort: -) -> action_time',
     'find(eq: action,appId; range: occurredAt; other: -; sort: -) -> app_action_time',
   ]);
-  expect(served('apps-repo.ts ids')).toEqual(['_id_']);
+  expect(served('apps-repo.ts latestBuilds')).toEqual(['_id_']);
+  // The summary it reads is written by _id, each write conditional on the summary already stored.
+  for (const write of ['recordLatestBuild', 'initLatestBuild', 'setLatestBuildGrade']) expect(served(`apps-repo.ts ${write}`)).toEqual(['_id_']);
 });
 
 it('serves the staff connections, each filter of builds from an index that starts with it', () => {
