@@ -174,8 +174,10 @@ function BuildList({ pages, more, filter, setFilter, navigate, build }: ViewProp
       actions={<Filters filter={filter} setFilter={setFilter} />}
       subtitle={
         <span class="grade-strip">
-          <span data-field="shown">{n(builds.length)}</span> shown of <span data-field="total">{total === null ? '?' : n(total)}</span>
-          {filtered ? ' matching' : ''}, newest first ·{' '}
+          <span>
+            <span data-field="shown">{n(builds.length)}</span> shown of <span data-field="total">{total === null ? '?' : n(total)}</span>
+            {filtered ? ' matching' : ''}, newest first ·
+          </span>
           {grades.map(([g, c]) => (
             <span>
               <Grade grade={g} /> {c}
