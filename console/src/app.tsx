@@ -70,7 +70,7 @@ function useRoute(): [Route, (r: Partial<Route>) => void] {
 
 function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
   const [route, go] = useRoute();
-  const [apps, reloadApps] = useQuery('apps', () => run(ConsoleApps, {}).then((d) => d.apps));
+  const [apps, reloadApps] = useQuery('apps', () => run(ConsoleApps, {}).then((d) => d.appsConnection.nodes));
   const list = apps.status === 'done' ? apps.data : [];
   const appId = route.app && list.some((a) => a.id === route.app) ? route.app : (list[0]?.id ?? null);
   const left = Math.max(0, Math.round((Date.parse(identity.expiresAt) - Date.now()) / 1000));

@@ -4,11 +4,12 @@
  * fails the console's type check (npm run build:console), not a screen at 3 a.m.
  */
 import type * as G from '../../src/generated/console-operations';
+import AppBuildsOp from '../operations/AppBuilds.graphql';
 import AppKeysOp from '../operations/AppKeys.graphql';
 import BuildFindingsOp from '../operations/BuildFindings.graphql';
 import BuildTrendOp from '../operations/BuildTrend.graphql';
 import ConsoleAppsOp from '../operations/ConsoleApps.graphql';
-import LatestBuildsOp from '../operations/LatestBuilds.graphql';
+import ConsoleBuildOp from '../operations/ConsoleBuild.graphql';
 import RefusedExchangesOp from '../operations/RefusedExchanges.graphql';
 import RevokeKeyOp from '../operations/RevokeKey.graphql';
 import ThreatTrendOp from '../operations/ThreatTrend.graphql';
@@ -24,11 +25,12 @@ export interface Operation<TData, TVars> extends RawOperation {
 
 const typed = <TData, TVars>(op: RawOperation): Operation<TData, TVars> => op;
 
+export const AppBuilds = typed<G.AppBuildsQuery, G.AppBuildsQueryVariables>(AppBuildsOp);
 export const AppKeys = typed<G.AppKeysQuery, G.AppKeysQueryVariables>(AppKeysOp);
 export const BuildFindings = typed<G.BuildFindingsQuery, G.BuildFindingsQueryVariables>(BuildFindingsOp);
 export const BuildTrend = typed<G.BuildTrendQuery, G.BuildTrendQueryVariables>(BuildTrendOp);
 export const ConsoleApps = typed<G.ConsoleAppsQuery, G.ConsoleAppsQueryVariables>(ConsoleAppsOp);
-export const LatestBuilds = typed<G.LatestBuildsQuery, G.LatestBuildsQueryVariables>(LatestBuildsOp);
+export const ConsoleBuild = typed<G.ConsoleBuildQuery, G.ConsoleBuildQueryVariables>(ConsoleBuildOp);
 export const RefusedExchanges = typed<G.RefusedExchangesQuery, G.RefusedExchangesQueryVariables>(RefusedExchangesOp);
 export const RevokeKey = typed<G.RevokeKeyMutation, G.RevokeKeyMutationVariables>(RevokeKeyOp);
 export const ThreatTrend = typed<G.ThreatTrendQuery, G.ThreatTrendQueryVariables>(ThreatTrendOp);

@@ -13,7 +13,7 @@ import { revokeStaff } from '../../src/services/keys-service';
 import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
 import { REPO_ROOT } from '../../src/paths';
 import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
-import { seed, type Seeded } from './seed';
+import { HISTORY_BUILDS, seed, type Seeded } from './seed';
 
 const DAY = 86_400_000;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
@@ -82,6 +82,10 @@ async function clean(s: Session): Promise<void> {
   expect(s.problems.errors).toEqual([]);
   await s.page.context().close();
 }
+
+/** The app's keys as the API lists them (the console's first page holds 25; the app has fewer). */
+const appKeys = async () =>
+  (await gql<{ app: { keys: { nodes: Array<{ id: string; revokedAt: string | null }> } } }>(admin, 'query($id: ID!) { app(id: $id) { keys(first: 100) { nodes { id revokedAt } } } }', { id: data.appId })).app.keys.nodes;
 
 const cellText = (page: Page, selector: string) => page.$$eval(selector, (cells) => cells.map((c) => (c.textContent ?? '').trim()));
 
@@ -225,12 +229,20 @@ describe('views', () => {
     await clean(s);
   });
 
-  it('builds: grades equal the API, and a build drills into its findings', async () => {
-    const { builds } = await gql<{ builds: Array<{ id: string; scans: Array<{ id: string; engine: string; grade: string }> }> }>(
-      admin,
-      'query($appId: ID!) { builds(appId: $appId, limit: 15) { id scans { id engine grade } } }',
-      { appId: data.appId },
-    );
+  it('builds: grades equal the API, a build drills into its findings, "Load more" pages and the filters narrow', async () => {
+    type ApiBuild = { id: string; grade: string | null; platform: string; scans: Array<{ id: string; engine: string; grade: string }> };
+    const appBuilds = async (filter: Record<string, string> = {}) =>
+      (
+        await gql<{ app: { builds: { totalCount: number; nodes: ApiBuild[] } } }>(
+          admin,
+          'query($appId: ID!, $filter: BuildFilter) { app(id: $appId) { builds(first: 40, filter: $filter) { totalCount nodes { id grade platform scans { id engine grade } } } } }',
+          { appId: data.appId, filter },
+        )
+      ).app.builds;
+    const all = await appBuilds(); // one answer (40 builds with their scans fit the cost limit)
+    expect(all.totalCount).toBe(HISTORY_BUILDS + 3);
+    expect(all.nodes).toHaveLength(all.totalCount);
+    const builds = all.nodes;
     const trend = await gql<{ app: { buildTrend: Array<{ day: string; builds: number; grades: Array<{ grade: string; count: number }> }> }; latestGradeDistribution: Array<{ grade: string; count: number }> }>(
       admin,
       'query($appId: ID!, $range: DateRange!) { app(id: $appId) { buildTrend(range: $range) { day builds grades { grade count } } } latestGradeDistribution { grade count } }',
@@ -249,8 +261,15 @@ describe('views', () => {
     expect(trendRows).toEqual([...trend.app.buildTrend].reverse());
     const fleet = await s.page.$$eval('[data-panel=fleet] [data-grade]', (els) => els.map((e) => ({ grade: e.getAttribute('data-grade'), count: Number(e.querySelector('[data-field=count]')?.textContent) })));
     expect(fleet).toEqual(trend.latestGradeDistribution);
-    expect(await s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-build')))).toEqual(builds.map((b) => b.id));
-    for (const b of builds) {
+    const rowIds = () => s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-build')));
+    // A function, not a string: the page's policy refuses eval.
+    const rowCount = (count: number) =>
+      s.page.waitForFunction((c) => (globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }).document.querySelectorAll('[data-table=builds] tbody tr').length === c, count);
+    // The first page: the 25 newest, of the total the API counts.
+    expect(await rowIds()).toEqual(builds.slice(0, 25).map((b) => b.id));
+    expect(await s.page.textContent('[data-panel=builds] [data-field=shown]')).toBe('25');
+    expect(await s.page.textContent('[data-panel=builds] [data-field=total]')).toBe(String(all.totalCount));
+    for (const b of builds.slice(0, 25)) {
       const scan = b.scans.find((x) => x.engine === 'static') ?? b.scans.find((x) => x.engine === 'preview');
       expect(await s.page.textContent(`tr[data-build="${b.id}"] .grade`)).toBe(scan?.grade ?? '—');
     }
@@ -266,6 +285,39 @@ describe('views', () => {
     expect([...shown].sort()).toEqual(scan.findings.map((f) => f.id).sort());
     expect(shown).toEqual(expect.arrayContaining(['android.debuggable']));
     await screenshot(s.page, 'console-builds');
+
+    // "Load more" reads the next page after the last cursor and appends it: every build once, in the API's order.
+    await s.page.click('[data-panel=builds] [data-more]');
+    await rowCount(all.totalCount);
+    expect(await rowIds()).toEqual(builds.map((b) => b.id));
+    expect(await s.page.$('[data-panel=builds] [data-more]')).toBeNull();
+    expect(await s.page.textContent('[data-panel=builds] [data-field=shown]')).toBe(String(all.totalCount));
+
+    // A grade: exactly the builds whose newest static scan has it, as many as the API counts.
+    const grade = risky.grade!;
+    expect(grade).toBe(staticScan.grade);
+    const graded = await appBuilds({ grade });
+    expect(graded.nodes.map((b) => b.id)).toContain(data.builds.risky);
+    expect(graded.nodes.map((b) => b.id)).not.toContain(data.builds.clean);
+    await s.page.selectOption('[data-panel=builds] select[name=grade]', grade);
+    await rowCount(graded.totalCount);
+    expect(await rowIds()).toEqual(graded.nodes.map((b) => b.id));
+    expect(await s.page.$$eval('[data-table=builds] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-grade')))).toEqual(graded.nodes.map(() => grade));
+    expect(await s.page.textContent('[data-panel=builds] [data-field=total]')).toBe(String(graded.totalCount));
+    await screenshot(s.page, 'console-builds-grade');
+
+    // A platform: iOS builds only, across the page boundary of the unfiltered list.
+    await s.page.selectOption('[data-panel=builds] select[name=grade]', '');
+    await s.page.selectOption('[data-panel=builds] select[name=platform]', 'ios');
+    const ios = await appBuilds({ platform: 'ios' });
+    expect(ios.totalCount).toBeGreaterThan(1);
+    await rowCount(ios.totalCount);
+    expect(await rowIds()).toEqual(ios.nodes.map((b) => b.id));
+    expect(await s.page.textContent('[data-panel=builds] [data-field=total]')).toBe(String(ios.totalCount));
+    // A grade no iOS build has: the designed empty state.
+    await s.page.selectOption('[data-panel=builds] select[name=grade]', grade);
+    await s.page.waitForSelector('[data-panel=builds] .empty');
+    expect(await s.page.textContent('[data-panel=builds] .empty')).toContain('No build matches these filters');
     await clean(s);
   });
 
@@ -297,10 +349,10 @@ describe('views', () => {
   });
 
   it('keys: support reads them without any revoke control', async () => {
-    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
+    const keys = await appKeys();
     const s = await open(support, route('keys'));
     await s.page.waitForSelector('[data-table=keys]');
-    expect((await s.page.$$eval('[data-table=keys] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-key')))).sort()).toEqual(app.apiKeys.map((k) => k.id).sort());
+    expect((await s.page.$$eval('[data-table=keys] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-key')))).sort()).toEqual(keys.map((k) => k.id).sort());
     expect(await s.page.$$('[data-table=keys] button')).toHaveLength(0);
     expect(await s.page.textContent('[data-panel=keys]')).toContain('support: read only');
     await screenshot(s.page, 'console-keys-support');
@@ -327,8 +379,8 @@ describe('views', () => {
     await s.page.locator(`${row} [data-field=status]`, { hasText: 'revoked' }).waitFor();
     expect(await s.page.$(`${row} button`)).toBeNull();
     expect((await h.api('/v1/whoami', { headers: bearer(data.nightlyKey.key) })).status).toBe(401);
-    const { app } = await gql<{ app: { apiKeys: Array<{ id: string; revokedAt: string | null }> } }>(admin, 'query($id: ID!) { app(id: $id) { apiKeys { id revokedAt } } }', { id: data.appId });
-    expect(app.apiKeys.find((k) => k.id === data.nightlyKey.id)?.revokedAt).toEqual(expect.any(String));
+    const keys = await appKeys();
+    expect(keys.find((k) => k.id === data.nightlyKey.id)?.revokedAt).toEqual(expect.any(String));
     await screenshot(s.page, 'console-keys-admin');
     await clean(s);
   });

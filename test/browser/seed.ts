@@ -4,7 +4,7 @@
  * key, OIDC exchanges refused by the real exchange with GitHub-shaped tokens, keys and staff made by the services the
  * CLI runs.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import type { Harness } from '../support/harness';
 import { json } from '../support/harness';
 import type { OidcIssuer } from '../support/oidc-issuer';
@@ -22,6 +22,8 @@ export interface Seeded {
 }
 
 const DAY = 86_400_000;
+/** Builds registered before the graded ones: with the three below, two pages of the builds view and a bit. */
+export const HISTORY_BUILDS = 30;
 const DETECTIONS = ['hooking', 'root_jailbreak', 'emulator', 'debugger'] as const;
 
 async function post(h: Harness, path: string, key: string, body: unknown): Promise<Response> {
@@ -36,6 +38,13 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
   const device = await createApiKey(h.deps, { appId, scopes: ['events:ingest', 'attest:verify'], mode: 'live', name: 'Android SDK' });
   const nightly = await createApiKey(h.deps, { appId, scopes: ['builds:read', 'threats:read'], mode: 'test', name: 'Nightly dashboard' });
   const rules = await createApiKey(h.deps, { appId, scopes: ['rules:write', 'rules:read'], mode: 'live', name: 'Platform team' });
+
+  // A history of builds registered over REST with the CI key (no package declared, so no scan): more than one page
+  // of the builds view (25), older than the graded ones below.
+  for (let i = 0; i < HISTORY_BUILDS; i++) {
+    await registerBuild(h, ci.key, { platform: i % 3 === 0 ? 'ios' : 'android', version: `2.3.${i}`, commit: createHash('sha1').update(`history-${i}`).digest('hex') });
+    h.clock.advance(1_000);
+  }
 
   // Two real APKs: a debuggable debug-signed one (a poor grade and findings) and a release-signed one.
   const riskyApk = await buildApk({

@@ -1,13 +1,23 @@
-import { LatestBuilds, BuildFindings, BuildTrend, type Types } from '../operations';
+import { useState } from 'preact/hooks';
+import { AppBuilds, BuildFindings, BuildTrend, ConsoleBuild, type Types } from '../operations';
 import { run } from '../api';
 import { ago, bytes, n, rangeVariables, when } from '../format';
-import { Async, Empty, Grade, Panel, Tag } from '../ui';
+import { Async, Empty, ErrorBox, Grade, Panel, Tag } from '../ui';
+import { usePages, type Pages } from '../use-pages';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
 type ScanSummary = Build['scans'][number];
 
-type Build = Types.LatestBuildsQuery['builds'][number];
+type Build = NonNullable<Types.AppBuildsQuery['app']>['builds']['nodes'][number];
+
+/** The grades a static scan gives (src/scan/score.ts), best first: BuildFilter.grade matches one exactly. */
+const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'];
+
+interface BuildFilter {
+  platform: Types.Platform | '';
+  grade: string;
+}
 
 type Finding = Scan['findings'][number];
 
@@ -78,46 +88,96 @@ function BuildTrendPanel({ appId, range }: ViewProps) {
 
 export function BuildsView(props: ViewProps) {
   const { appId } = props;
-  const [state, reload] = useQuery(`builds:${appId}`, () => run(LatestBuilds, { appId }).then((d) => d.builds));
+  const [filter, setFilter] = useState<BuildFilter>({ platform: '', grade: '' });
+  const [pages, reload, more] = usePages(`builds:${appId}:${filter.platform}:${filter.grade}`, (after) =>
+    run(AppBuilds, {
+      appId,
+      after,
+      filter: { ...(filter.platform ? { platform: filter.platform } : {}), ...(filter.grade ? { grade: filter.grade } : {}) },
+    }).then((d) => {
+      const c = d.app?.builds;
+      return { items: c?.nodes ?? [], hasNextPage: c?.pageInfo.hasNextPage ?? false, endCursor: c?.pageInfo.endCursor, totalCount: c?.totalCount };
+    }),
+  );
   return (
-    <Async state={state} what="builds" retry={reload}>
-      {(builds) => {
-        const open = props.build ? builds.find((b) => b.id === props.build) : undefined;
-        return (
-          <>
-          <BuildTrendPanel {...props} />
-          <div class={open ? 'split' : ''}>
-            <BuildList builds={builds} {...props} />
-            {props.build ? open ? <BuildDetail build={open} close={() => props.navigate({ view: 'builds', build: null })} /> : (
-              <Panel title="Build not in the latest 15" id="finding">
-                <Empty title={`Build ${props.build} is not among this app's newest builds.`}>Pick a build from the list.</Empty>
-              </Panel>
-            ) : null}
-          </div>
-          </>
-        );
-      }}
+    <>
+      <BuildTrendPanel {...props} />
+      <div class={props.build ? 'split' : ''}>
+        <Async state={pages} what="builds" retry={reload}>
+          {(data) => <BuildList pages={data} more={more} filter={filter} setFilter={setFilter} {...props} />}
+        </Async>
+        {props.build ? (
+          <OpenBuild
+            appId={appId}
+            id={props.build}
+            loaded={pages.status === 'done' ? pages.data.items.find((b) => b.id === props.build) : undefined}
+            close={() => props.navigate({ view: 'builds', build: null })}
+          />
+        ) : null}
+      </div>
+    </>
+  );
+}
+
+/** The open build: from the loaded pages, else read by id (a shared link to an older build). */
+function OpenBuild({ appId, id, loaded, close }: { appId: string; id: string; loaded: Build | undefined; close: () => void }) {
+  const [state, reload] = useQuery(`build:${id}:${loaded ? 'loaded' : 'fetch'}`, () => (loaded ? Promise.resolve(loaded) : run(ConsoleBuild, { id }).then((d) => (d.build?.appId === appId ? d.build : null))));
+  return (
+    <Async state={state} what="the build" retry={reload}>
+      {(build) =>
+        build ? (
+          <BuildDetail build={build} close={close} />
+        ) : (
+          <Panel title="Build not found" id="finding">
+            <Empty title={`No build ${id} exists for this app.`}>Pick a build from the list.</Empty>
+          </Panel>
+        )
+      }
     </Async>
   );
 }
 
-function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] }) {
-  if (builds.length === 0) {
-    return (
-      <Panel title="Latest builds" id="builds">
-        <Empty title="No build registered yet.">CI registers builds with POST /v1/builds (shieldgate-ci or the GitHub Action); each upload gets a static scan and a grade.</Empty>
-      </Panel>
-    );
-  }
+function Filters({ filter, setFilter }: { filter: BuildFilter; setFilter: (f: BuildFilter) => void }) {
+  return (
+    <span class="filters">
+      <label>
+        Platform{' '}
+        <select name="platform" value={filter.platform} onChange={(e) => setFilter({ ...filter, platform: (e.currentTarget as HTMLSelectElement).value as BuildFilter['platform'] })}>
+          <option value="">any</option>
+          <option value="android">android</option>
+          <option value="ios">ios</option>
+        </select>
+      </label>
+      <label>
+        Grade{' '}
+        <select name="grade" value={filter.grade} onChange={(e) => setFilter({ ...filter, grade: (e.currentTarget as HTMLSelectElement).value })}>
+          <option value="">any</option>
+          {GRADES.map((g) => (
+            <option value={g}>{g}</option>
+          ))}
+        </select>
+      </label>
+    </span>
+  );
+}
+
+function BuildList({ pages, more, filter, setFilter, navigate, build }: ViewProps & { pages: Pages<Build>; more: () => void; filter: BuildFilter; setFilter: (f: BuildFilter) => void }) {
+  const builds = pages.items;
+  const filtered = Boolean(filter.platform || filter.grade);
   const graded = builds.map(bestScan).filter((s): s is ScanSummary => Boolean(s));
   const grades = ['A', 'B', 'C', 'D', 'E', 'F'].map((g) => [g, graded.filter((s) => s.grade[0] === g).length] as const).filter(([, c]) => c > 0);
+  const total = pages.totalCount;
   return (
     <Panel
-      title="Latest builds"
+      title="Builds"
       id="builds"
+      actions={<Filters filter={filter} setFilter={setFilter} />}
       subtitle={
         <span class="grade-strip">
-          {builds.length} newest ·{' '}
+          <span>
+            <span data-field="shown">{n(builds.length)}</span> shown of <span data-field="total">{total === null ? '?' : n(total)}</span>
+            {filtered ? ' matching' : ''}, newest first ·
+          </span>
           {grades.map(([g, c]) => (
             <span>
               <Grade grade={g} /> {c}
@@ -127,6 +187,13 @@ function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] })
         </span>
       }
     >
+      {builds.length === 0 ? (
+        filtered ? (
+          <Empty title="No build matches these filters.">The grade is that of a build's newest static scan, exactly (C is neither C+ nor C-); builds not scanned yet never match a grade.</Empty>
+        ) : (
+          <Empty title="No build registered yet.">CI registers builds with POST /v1/builds (shieldgate-ci or the GitHub Action); each upload gets a static scan and a grade.</Empty>
+        )
+      ) : (
       <div class="table-wrap">
         <table class="table table-click" data-table="builds">
           <thead>
@@ -144,7 +211,7 @@ function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] })
             {builds.map((b) => {
               const scan = bestScan(b);
               return (
-                <tr data-build={b.id} class={b.id === build ? 'row-on' : ''} onClick={() => navigate({ view: 'builds', build: b.id })}>
+                <tr data-build={b.id} data-grade={b.grade ?? ''} class={b.id === build ? 'row-on' : ''} onClick={() => navigate({ view: 'builds', build: b.id })}>
                   <td>
                     <Grade grade={scan?.grade} title={scan ? `${scan.engine} scan, score ${scan.score}` : 'no scan yet'} />
                     {scan?.engine === 'preview' ? <Tag>preview</Tag> : null}
@@ -173,6 +240,15 @@ function BuildList({ builds, navigate, build }: ViewProps & { builds: Build[] })
           </tbody>
         </table>
       </div>
+      )}
+      {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
+      {pages.hasNextPage ? (
+        <div class="more">
+          <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
+            {pages.loadingMore ? 'Loading…' : `Load ${Math.min(25, (total ?? 0) - builds.length) || 25} more`}
+          </button>
+        </div>
+      ) : null}
     </Panel>
   );
 }

@@ -3,10 +3,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, run } from '../api';
 import { ago, when } from '../format';
 import { Async, Empty, ErrorBox, Panel, Tag } from '../ui';
-import { useQuery } from '../use-query';
+import { usePages } from '../use-pages';
 import type { ViewProps } from './types';
 
-type Key = NonNullable<Types.AppKeysQuery['app']>['apiKeys'][number];
+type Key = NonNullable<Types.AppKeysQuery['app']>['keys']['nodes'][number];
 
 function status(k: Key, now = Date.now()): { text: string; tone: 'ok' | 'bad' | 'muted' | 'warn' } {
   if (k.revokedAt) return { text: 'revoked', tone: 'bad' };
@@ -17,18 +17,21 @@ function status(k: Key, now = Date.now()): { text: string; tone: 'ok' | 'bad' | 
 
 /** An app's API keys; admins revoke one after confirming (support sees the list only). */
 export function KeysView({ appId, role }: ViewProps) {
-  const [state, reload] = useQuery(`keys:${appId}`, () => run(AppKeys, { appId }).then((d) => d.app?.apiKeys ?? []));
+  const [state, reload, more] = usePages(`keys:${appId}`, (after) =>
+    run(AppKeys, { appId, after }).then((d) => ({ items: d.app?.keys.nodes ?? [], hasNextPage: d.app?.keys.pageInfo.hasNextPage ?? false, endCursor: d.app?.keys.pageInfo.endCursor })),
+  );
   const [asking, ask] = useState<Key | null>(null);
   const [done, setDone] = useState<string | null>(null);
   return (
     <Async state={state} what="API keys" retry={reload}>
-      {(keys) => {
+      {(pages) => {
+        const keys = pages.items;
         const active = keys.filter((k) => status(k).text !== 'revoked' && status(k).text !== 'expired').length;
         return (
           <Panel
             title="API keys"
             id="keys"
-            subtitle={`${active} usable of ${keys.length}; secrets are never shown after creation`}
+            subtitle={`${active} usable of ${keys.length}${pages.hasNextPage ? ' loaded' : ''}; secrets are never shown after creation`}
             actions={role === 'admin' ? <Tag tone="warn">admin: revoke enabled</Tag> : <Tag>support: read only</Tag>}
           >
             {done ? (
@@ -86,6 +89,14 @@ export function KeysView({ appId, role }: ViewProps) {
                 </table>
               </div>
             )}
+            {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
+            {pages.hasNextPage ? (
+              <div class="more">
+                <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
+                  {pages.loadingMore ? 'Loading…' : 'Load more keys'}
+                </button>
+              </div>
+            ) : null}
             {asking ? (
               <ConfirmRevoke
                 apiKey={asking}

@@ -5,9 +5,9 @@ import { Async, Empty, Panel, Stat, Tag } from '../ui';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
 
-type Denied = Types.RefusedExchangesQuery['auditEvents']['data'][number];
+type Denied = NonNullable<Types.RefusedExchangesQuery['app']>['auditEvents']['nodes'][number];
 
-type Rule = Types.RefusedExchangesQuery['oidcRules'][number];
+type Rule = NonNullable<Types.RefusedExchangesQuery['app']>['trustRules']['nodes'][number];
 
 /** What each refusal reason means, in the words support repeats to the customer. */
 export const REASONS: Record<string, string> = {
@@ -38,7 +38,7 @@ type RefusalDay = NonNullable<Types.RefusedExchangesQuery['app']>['refusedExchan
 
 async function load(appId: string, range: ViewProps['range']) {
   const data = await run(RefusedExchanges, { appId, ...rangeVariables(range) });
-  return { days: data.app?.refusedExchanges ?? [], entries: data.auditEvents.data, rules: data.oidcRules };
+  return { days: data.app?.refusedExchanges ?? [], entries: data.app?.auditEvents.nodes ?? [], rules: data.app?.trustRules.nodes ?? [] };
 }
 
 /** reason -> day -> refusals. */
