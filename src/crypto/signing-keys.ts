@@ -84,11 +84,18 @@ export class SigningKeys {
   private async activeKey(): Promise<SigningKeyDoc> {
     const active = await this.repo.findActive();
     if (active) return active;
-    // One creation in flight per instance; concurrent callers wait for it.
-    this.firstKey ??= this.insertActiveKey().finally(() => (this.firstKey = null));
+    // One first key per instance, ever: the promise is kept once it succeeds, because a caller whose read found no key
+    // just before the insert landed may only get here after it resolved (and would otherwise create a second one).
+    this.firstKey ??= this.insertActiveKey().catch((error: unknown) => {
+      this.firstKey = null;
+      throw error;
+    });
     await this.firstKey;
     const created = await this.repo.findActive();
-    if (!created) throw new Error('no active signing key after creating one');
+    if (!created) {
+      this.firstKey = null; // every key retired since (by hand): the next caller creates one again
+      throw new Error('no active signing key after creating one');
+    }
     return created;
   }
 
