@@ -55,7 +55,8 @@ class Stopped extends Error {}
 
 /**
  * Writes bytes [0, sizeBytes) of the file to `req` through a few buffers reused for the whole upload (no new buffer
- * per chunk, so nothing for the garbage collector and a flat RSS). A buffer is read into again only once the socket
+ * per chunk, so nothing for the garbage collector and a flat RSS; a fresh buffer per chunk uploaded faster on Node 20
+ * but grew the RSS by 130-200 MB on Node 24, the Action's runtime: README, bench:client). A buffer is read into again only once the socket
  * has taken it (its write callback), which is also the back-pressure; the other buffers keep the socket busy
  * meanwhile. Reads are synchronous: a 1 MiB read of a package just built (in the page cache) takes a fraction of a
  * millisecond, while a read on libuv's thread pool costs two thread hand-offs per chunk, each a wait for a core on a
