@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ThreatEventIdDoc, ThreatEventIdsRepo } from '../data/threat-event-ids-repo';
+import { isExpired, type ThreatEventIdDoc, type ThreatEventIdsRepo } from '../data/threat-event-ids-repo';
 
-/** An event id counts once per app within this span (CONTRACT.md). */
-export const EVENT_ID_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * A repeat of an id claimed less than this long ago is placed again, idempotently (its merge record has an id derived
  * from the claim, so a record that exists is not inserted twice). That is what makes a claim safe across a crash
@@ -36,7 +34,7 @@ export function recordIdFor(claim: Pick<ThreatEventIdDoc, '_id' | 'claimedAt'>):
  */
 export async function claimEventIds(repo: ThreatEventIdsRepo, appId: string, eventIds: string[], now: Date): Promise<Map<string, ClaimOutcome>> {
   const outcomes = new Map<string, ClaimOutcome>();
-  const claimDoc = (id: string): ThreatEventIdDoc => ({ _id: claimIdFor(appId, id), appId, claimedAt: now, expiresAt: new Date(now.getTime() + EVENT_ID_TTL_MS) });
+  const claimDoc = (id: string): ThreatEventIdDoc => ({ _id: claimIdFor(appId, id), claimedAt: now });
   const docs = eventIds.map(claimDoc);
   const taken = await repo.claim(docs);
   await Promise.all(
@@ -56,7 +54,7 @@ async function settleTaken(repo: ThreatEventIdsRepo, doc: ThreatEventIdDoc, now:
       if ((await repo.claim([doc])).size === 0) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now, fresh: true };
       continue;
     }
-    if (existing.expiresAt.getTime() <= now.getTime()) {
+    if (isExpired(existing, now)) {
       if (await repo.replaceExpired(existing, doc)) return { kind: 'count', recordId: recordIdFor(doc), claimedAt: now, fresh: true };
       continue; // another ingest renewed it first: read its claim
     }
