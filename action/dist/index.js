@@ -969,8 +969,8 @@ function classify(status, body, retryAfter) {
   }
   return { kind: "fatal", message: `upload failed: ${detail ?? `HTTP ${status}`}` };
 }
-var CHUNK_BYTES = 1024 * 1024;
-var BUFFERS = 3;
+var CHUNK_BYTES = 96 * 1024;
+var BUFFERS = 4;
 var Stopped = class extends Error {
 };
 async function sendBody(file, sizeBytes, req, stopped, progress) {
