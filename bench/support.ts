@@ -2,11 +2,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { MongoClient } from 'mongodb';
 import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../src/embedded/ferretdb';
 import { REPO_ROOT } from '../src/paths';
+import { closeDeps, createDeps } from '../src/bootstrap';
+import type { Clock } from '../src/clock';
+import { loadConfig } from '../src/config';
+import type { Deps } from '../src/deps';
+import { createHttpApp } from '../src/http/app';
+import { createLogger } from '../src/logger';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -92,4 +101,36 @@ export function makeRandomFile(file: string, size: number): string {
   }
   fs.closeSync(fd);
   return hash.digest('hex');
+}
+
+/** The service in this process, on a loopback port and a database of its own (`dbName`) of the bench's server. */
+export interface InProcessService {
+  deps: Deps;
+  baseUrl: string;
+  /** Stops the HTTP server and the service; drops its database when `dropDatabase`. */
+  close(options?: { dropDatabase?: boolean }): Promise<void>;
+}
+
+export async function startInProcessService(client: MongoClient, uri: string, dbName: string, clock: Clock): Promise<InProcessService> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const deps = await createDeps(loadConfig({ MONGODB_URI: uri, MONGODB_DATABASE: dbName, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
+    mongo: client,
+    clock,
+    logger: createLogger('silent'),
+  });
+  const { app, stop } = await createHttpApp(deps);
+  server.on('request', app);
+  return {
+    deps,
+    baseUrl,
+    async close(options = {}) {
+      server.closeAllConnections();
+      server.close();
+      await stop();
+      if (options.dropDatabase) await deps.db.dropDatabase().catch(() => undefined);
+      await closeDeps(deps, { closeMongo: false });
+    },
+  };
 }

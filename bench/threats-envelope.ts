@@ -6,19 +6,13 @@
 // Every event is a new observation (its own threat), so the collection holds exactly the stated number.
 // BENCH_SIZES changes the sizes (comma-separated); MONGODB_URI measures that server instead.
 // Run: npm run bench:threats:envelope
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
-import { loadConfig } from '../src/config';
-import { createDeps, closeDeps } from '../src/bootstrap';
-import { createHttpApp } from '../src/http/app';
-import { createLogger } from '../src/logger';
 import { ManualClock } from '../src/clock';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';
-import { benchMongo, fmt } from './support';
+import { benchMongo, fmt, startInProcessService } from './support';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const BATCH = 100;
@@ -66,16 +60,8 @@ async function main(): Promise<void> {
   const largest = Math.max(...SIZES);
   const start = Date.now() - 20 * 24 * 3600 * 1000;
   const clock = new ManualClock(start + largest * SPACING_MS + 60_000);
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: `bench_envelope_${Date.now()}`, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
-    mongo: client,
-    clock,
-    logger: createLogger('silent'),
-  });
-  const { app, stop } = await createHttpApp(deps);
-  server.on('request', app);
+  const service = await startInProcessService(client, mongo.uri, `bench_envelope_${Date.now()}`, clock);
+  const { deps, baseUrl } = service;
   try {
     const appDoc = await createApp(deps, { name: 'bench-envelope', plan: 'enterprise' });
     const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
@@ -125,11 +111,7 @@ async function main(): Promise<void> {
     }
     console.log(`load average after: ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await stop();
-    await deps.db.dropDatabase().catch(() => undefined);
-    await closeDeps(deps, { closeMongo: false });
+    await service.close({ dropDatabase: true });
     await client.close();
     await mongo.stop();
   }

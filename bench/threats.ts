@@ -19,13 +19,10 @@
 // service mints it; BENCH_WALK=1 follows 1,999 cursors to it instead (slow where the server
 // scans, as FerretDB on SQLite does).
 // Run: npm run bench:threats
-import http from 'node:http';
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
 import { MongoClient, type Collection } from 'mongodb';
 import { loadConfig } from '../src/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
-import { createHttpApp } from '../src/http/app';
 import { createLogger } from '../src/logger';
 import { ManualClock } from '../src/clock';
 import { createApp } from '../src/services/apps-service';
@@ -39,7 +36,7 @@ import type { Deps } from '../src/deps';
 import { hashDeviceId, mergeKey } from '../src/threats/merge-key';
 import { windowDoc, type PreparedEvent } from '../src/threats/window-doc';
 import { sweepThreats } from '../src/jobs/threat-retention';
-import { benchMongo, fmt } from './support';
+import { benchMongo, fmt, startInProcessService } from './support';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const BATCH = 100;
@@ -189,16 +186,8 @@ async function serviceOnly(client: MongoClient, uri: string, batches: BenchEvent
  * below measure): with `withEventIds`, each event carries an id of its own. Checks every event was accepted once.
  */
 async function overHttp(client: MongoClient, uri: string, batches: BenchEvent[][], clock: ManualClock, withEventIds: boolean): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = await createDeps(loadConfig({ MONGODB_URI: uri, MONGODB_DATABASE: `bench_threats_http_${Date.now()}`, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
-    mongo: client,
-    clock,
-    logger: createLogger('silent'),
-  });
-  const { app, stop } = await createHttpApp(deps);
-  server.on('request', app);
+  const service = await startInProcessService(client, uri, `bench_threats_http_${Date.now()}`, clock);
+  const { deps, baseUrl } = service;
   try {
     const appDoc = await createApp(deps, { name: 'bench-http', plan: 'enterprise' });
     const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
@@ -216,11 +205,7 @@ async function overHttp(client: MongoClient, uri: string, batches: BenchEvent[][
     if (accepted !== events) throw new Error(`accepted ${accepted} of ${events} events`);
     return ms;
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await stop();
-    await deps.db.dropDatabase().catch(() => undefined);
-    await closeDeps(deps, { closeMongo: false });
+    await service.close({ dropDatabase: true });
   }
 }
 
@@ -231,16 +216,8 @@ async function main(): Promise<void> {
   const dbName = `bench_threats_${Date.now()}`;
   const start = Date.now() - 24 * 3600 * 1000;
   const clock = new ManualClock(start + Math.max(EVENTS, ID_ROUND_EVENTS) * SPACING_MS + 60_000); // just after the last event
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
-    mongo: client,
-    clock,
-    logger: createLogger('silent'),
-  });
-  const { app, stop } = await createHttpApp(deps);
-  server.on('request', app);
+  const service = await startInProcessService(client, mongo.uri, dbName, clock);
+  const { deps, baseUrl } = service;
   try {
     const appDoc = await createApp(deps, { name: 'bench', plan: 'enterprise' });
     const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
@@ -370,11 +347,7 @@ async function main(): Promise<void> {
     console.log(`load average at the end: ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
     if (ratio < 0.5 || deepRatio > 1.5 || idsRatio < 0.8 || sweepRatio > 2) process.exitCode = 1;
   } finally {
-    server.closeAllConnections();
-    server.close();
-    await stop();
-    await deps.db.dropDatabase().catch(() => undefined);
-    await closeDeps(deps, { closeMongo: false });
+    await service.close({ dropDatabase: true });
     await client.close();
     await mongo.stop();
   }

@@ -34,7 +34,7 @@ export function scanWorkersFor(config: Deps['config']): ScanWorkers {
 export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config)): Promise<void> {
   const scanId = staticScanId(job);
   const written = await deps.repos.scans.findById(job.appId, scanId);
-  if (written) return recordGrade(deps, written); // written by an earlier attempt, which may have stopped before this
+  if (written) return recordStaticGrade(deps, written); // written by an earlier attempt, which may have stopped before this
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
 
@@ -66,16 +66,11 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
   await writeStaticScan(deps, staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
 }
 
-/** Copies the static scan's grade onto its build (builds listed by grade) and its app's latest-build summary. */
-async function recordGrade(deps: Deps, scan: ScanDoc): Promise<void> {
-  await recordStaticGrade(deps, scan);
-}
-
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
 async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   const inserted = await deps.repos.scans.insertOnce(scan);
   // Either way the stored scan's grade: a retry's write of the same id leaves the first scan as it was.
-  await recordGrade(deps, inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
+  await recordStaticGrade(deps, inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
   if (!inserted) return;
   await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
 }
