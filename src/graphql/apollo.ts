@@ -30,8 +30,10 @@ const roleGate: ApolloServerPlugin<RequestContext> = {
 
 /**
  * Cost needs the variables, so it is measured once the operation is resolved (graphql-query-complexity), recorded on
- * the context for metrics, and refused above MAX_COST before anything runs. Variables that do not fit the operation
- * are left for execution to refuse with its own precise error.
+ * the context for metrics, and refused above MAX_COST before anything runs. An operation whose cost cannot be
+ * measured (variables or arguments that do not fit it, e.g. a null variable with a default in a non-null argument)
+ * is refused whole with that precise error: execution would fail only the field concerned and run every other one,
+ * unpriced.
  */
 const costLimit: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
@@ -43,7 +45,7 @@ const costLimit: ApolloServerPlugin<RequestContext> = {
         } catch (error) {
           if (!(error instanceof GraphQLError)) throw error;
           if (error.message.startsWith('Query exceeds the maximum allowed number of nodes')) throw limitError('QUERY_TOO_COSTLY', error.message);
-          return; // variables that do not fit: execution refuses them precisely
+          throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
         }
         contextValue.graphqlCost = cost;
         if (cost > MAX_COST) throw costError(cost);

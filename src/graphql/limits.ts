@@ -47,6 +47,15 @@ export const limitRules: ValidationRule[] = [
   maxDirectivesRule({ n: MAX_DIRECTIVES, ...refuseAs('TOO_MANY_DIRECTIVES') }),
 ];
 
+/**
+ * What one dashboard aggregate costs, whatever it returns: each reads up to DASHBOARD_MAX_ROWS rows (200,000 by
+ * default; dashboards-service.ts) to answer with a few dozen, so its price follows what it reads. At 500, one request
+ * runs at most 9 of them; a console view runs one.
+ */
+export const AGGREGATE_COST = 500;
+/** The aggregates (schema/dashboards.graphql), by type and field. */
+const AGGREGATES = new Set(['App.threatTrend', 'App.threatBreakdown', 'App.buildTrend', 'App.refusedExchanges', 'Query.refusedExchanges', 'Query.latestGradeDistribution']);
+
 /** Fields of these types return the items of a page their parent field already counted: not multiplied again. */
 const isPageType = (name: string) => name.endsWith('Connection') || name.endsWith('Page');
 
@@ -58,6 +67,10 @@ const isPageType = (name: string) => name.endsWith('Connection') || name.endsWit
  */
 export const listCostEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
   if (type.name.startsWith('__')) return 1 + childComplexity;
+  if (AGGREGATES.has(`${type.name}.${field.name}`)) {
+    const rows = typeof args.first === 'number' ? Math.max(1, args.first) : UNSIZED_LIST;
+    return AGGREGATE_COST + childComplexity * rows;
+  }
   const size = typeof args.first === 'number' ? args.first : typeof args.limit === 'number' ? args.limit : Array.isArray(args.ids) ? args.ids.length : null;
   if (size !== null) return 1 + childComplexity * Math.max(1, size);
   // A page asked for with `first: null` or `limit: null` gets the default page.

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { metrics } from './registry';
-import { graphqlOperationLabel, graphqlOperationName } from './operation';
+import { graphqlOperationOf } from './operation';
 import { onRequestEnd } from './request-end';
 
 /** The part of a request context this module reads: the cost the query limits computed, once they have. */
@@ -54,7 +54,7 @@ export function graphqlMetrics(loggerOf: (res: Response) => object | undefined):
       if (logger) observers.delete(logger);
       if (!('body' in req)) return; // refused by the gate before the body was read
       if (req.method === 'GET' && typeof req.query?.query !== 'string' && typeof req.query?.extensions !== 'string') return;
-      const operation = graphqlOperationLabel(graphqlOperationName(req));
+      const operation = graphqlOperationOf(req, res);
       metrics.graphqlOperations.inc({ operation, outcome: graphqlOutcome(res.statusCode, body, aborted) });
       const cost = context?.graphqlCost;
       if (typeof cost === 'number' && Number.isFinite(cost)) metrics.graphqlCost.observe({ operation }, cost);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Request, Response } from 'express';
 import { REPO_ROOT } from '../paths';
 import type { RequestState } from '../../rest/state';
+import { STAFF_PRINCIPAL } from '../http/graphql-gate';
 
 /** Which surface a request was for: a label with a fixed set of values. */
 export type Api = 'v1' | 'graphql' | 'health' | 'metrics' | 'console' | 'other';
@@ -58,10 +59,20 @@ export function graphqlOperationLabel(name: unknown): string {
 }
 
 /** The operation name a /graphql request carries (POST body or GET query), unvalidated. */
-export function graphqlOperationName(req: Request): unknown {
+function graphqlOperationName(req: Request): unknown {
   const body = req.body as { operationName?: unknown } | undefined;
   if (body && typeof body === 'object' && 'operationName' in body) return body.operationName;
   return typeof req.query?.operationName === 'string' ? req.query.operationName : undefined;
+}
+
+/**
+ * The label of a /graphql request's operation. Only a staff member's request names it: a request refused before
+ * its body was read, or sent without a token (a GET reaches Apollo, which refuses it), is `unknown`, so nobody
+ * without a token chooses label values or uses up the free names staff's own operations need.
+ */
+export function graphqlOperationOf(req: Request, res: Response): string {
+  if (!('body' in req) || !res.locals[STAFF_PRINCIPAL]) return 'unknown';
+  return graphqlOperationLabel(graphqlOperationName(req));
 }
 
 export interface OperationOf {
@@ -82,8 +93,7 @@ export function operationOf(req: Request, res: Response): OperationOf {
       return op ? { api, operation: op.operationId, route: op.pathTemplate } : { api, operation: 'unmatched', route: 'unmatched' };
     }
     case 'graphql':
-      // A request the gate refused before its body was read (no body parser ran) has no name to give.
-      return { api, operation: 'body' in req ? graphqlOperationLabel(graphqlOperationName(req)) : 'unknown', route: '/graphql' };
+      return { api, operation: graphqlOperationOf(req, res), route: '/graphql' };
     case 'health':
     case 'metrics':
       return { api, operation: path.slice(1), route: path };

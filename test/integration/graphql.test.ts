@@ -99,6 +99,36 @@ it('counts a page size passed as a variable, as it counts one written in the que
   expect((await readJson(large)).errors[0]).toEqual({ message: 'Query cost 10301 exceeds the limit of 5000.', extensions: { code: 'QUERY_TOO_COSTLY' } });
 });
 
+it('refuses whole an operation whose cost cannot be measured: a null variable in a non-null argument runs nothing', async () => {
+  // Execution would fail only `app` and run the costly rest unpriced.
+  const query = 'query($x: ID = "a") { app(id: $x) { id } apps(limit: 200) { apiKeys { id name scopes createdAt mode appId revokedAt expiresAt } } }';
+  const res = await gql(support, query, { x: null });
+  expect(res.status).toBe(400);
+  expect(await readJson(res)).toEqual({ errors: [{ message: 'Argument "id" of non-null type "ID!" must not be null.', extensions: { code: 'BAD_USER_INPUT' } }] });
+  const measured = await gql(support, query, { x: 'app_x' });
+  expect(measured.status).toBe(400);
+  expect((await readJson(measured)).errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+});
+
+it('prices each dashboard aggregate by the rows it may read, so one request runs only a few', async () => {
+  const { appId } = await h.newApp();
+  const range = { from: '2026-08-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' };
+  const breakdowns = (n: number) =>
+    `query($a: ID!, $r: DateRange!) { app(id: $a) { ${Array.from({ length: n }, (_, i) => `b${i}: threatBreakdown(range: $r, by: [], first: 1) { threats }`).join(' ')} } }`;
+  const few = await gql(support, breakdowns(9), { a: appId, r: range });
+  expect((await readJson(few)).errors).toBeUndefined();
+  const many = await gql(support, breakdowns(10), { a: appId, r: range });
+  expect(many.status).toBe(400);
+  expect((await readJson(many)).errors[0]).toEqual({ message: 'Query cost 5011 exceeds the limit of 5000.', extensions: { code: 'QUERY_TOO_COSTLY' } });
+  // The same aggregate through nodes(ids:) is priced once per id.
+  const viaNodes = await gql(support, 'query($ids: [ID!]!, $r: DateRange!) { nodes(ids: $ids) { ... on App { threatBreakdown(range: $r, by: [], first: 1) { threats } } } }', {
+    ids: Array.from({ length: 100 }, () => appId),
+    r: range,
+  });
+  expect(viaNodes.status).toBe(400);
+  expect((await readJson(viaNodes)).errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
+});
+
 it('records the cost of an operation the REST facade executes on its context, for metrics', async () => {
   const { appId } = await h.newApp();
   const ctx = createContext(h.deps, { kind: 'staff', staffId: 'stf_cost', role: 'support' });

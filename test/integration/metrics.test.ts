@@ -94,6 +94,24 @@ it('counts GraphQL operations by name and outcome, and buckets names nobody regi
   expect(names.size).toBeLessThanOrEqual(60);
 });
 
+it('labels no operation a request without a staff token names: such names neither become series nor use up the free names', async () => {
+  // A harness of its own: this harness allows only two anonymous requests, which the rate-limit test counts on.
+  const own = await startHarness({ jobs: false });
+  let before: Sample[];
+  let after: Sample[];
+  try {
+    before = await scrape(own);
+    const res = await own.api('/graphql?query=%7Bping%7D&operationName=AnonymousProbe', { headers: { 'apollo-require-preflight': 'true' } });
+    expect(res.status).toBe(401);
+    after = await scrape(own);
+  } finally {
+    await own.close();
+  }
+  const names = new Set(after.filter((s) => s.name === 'shieldgate_http_requests_total' || s.name === 'shieldgate_graphql_operations_total').map((s) => s.labels.operation));
+  expect(names.has('AnonymousProbe')).toBe(false);
+  expect(sumOf(after, 'shieldgate_http_requests_total', { api: 'graphql', operation: 'unknown', status: '401' }) - sumOf(before, 'shieldgate_http_requests_total', { api: 'graphql', operation: 'unknown', status: '401' })).toBe(1);
+});
+
 it('counts refused rate-limited calls by bucket kind, REST and GraphQL', async () => {
   const { appId } = await h.newApp('hatchling'); // 60 requests per window
   const { key } = await h.newKey(appId, ['builds:read']);
@@ -121,7 +139,12 @@ it('counts an upload (bytes, outcome, in flight) and the static scan job that fo
   const before = await scrape();
   const uploaded = await uploadPackage(h, key, file, 'android');
   await waitForStaticScan(h, key, uploaded.id);
-  const after = await scrape();
+  // The scan becomes readable before its job is marked complete and counted (job-runner.ts): wait for the count.
+  let after = await scrape();
+  for (let i = 0; i < 100 && sumOf(after, 'shieldgate_scan_jobs_total') === sumOf(before, 'shieldgate_scan_jobs_total'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    after = await scrape();
+  }
   const delta = (name: string, labels: Record<string, string> = {}) => sumOf(after, name, labels) - sumOf(before, name, labels);
   const { size } = await import('node:fs/promises').then((fs) => fs.stat(file));
   expect(delta('shieldgate_upload_bytes_received_total')).toBe(size);

@@ -2,7 +2,7 @@
 // connections, `limit` of older lists) and the schema default when it is left out; depth, aliases and directives are
 // refused with their own codes; fragment cycles end; every console operation fits with its default variables.
 import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate, type GraphQLError } from 'graphql';
-import { limitRules, MAX_ALIASES, MAX_COST, MAX_DEPTH, MAX_DIRECTIVES, operationCost, UNSIZED_LIST } from '../../src/graphql/limits';
+import { AGGREGATE_COST, limitRules, MAX_ALIASES, MAX_COST, MAX_DEPTH, MAX_DIRECTIVES, operationCost, UNSIZED_LIST } from '../../src/graphql/limits';
 import { loadTypeDefs } from '../../src/graphql/type-defs';
 import { CONSOLE_OPERATIONS_DIR, readOperationFiles } from '../../scripts/operation-files';
 
@@ -44,6 +44,13 @@ describe('cost', () => {
   it('refuses what the old hand-written check let through: a large page size in a variable', () => {
     expect(cost(builds, { a: 'app_1', n: 100 })).toBeGreaterThan(MAX_COST);
     expect(cost(builds, { a: 'app_1', n: 25 })).toBeLessThanOrEqual(MAX_COST);
+  });
+
+  it('prices a dashboard aggregate by the rows it may read, not by the rows it returns', () => {
+    const range = { from: '2026-08-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' };
+    expect(cost('query($r: DateRange!) { app(id: "app_1") { threatBreakdown(range: $r, by: [], first: 1) { threats } } }', { r: range })).toBe(1 + AGGREGATE_COST + 1);
+    expect(cost('query($r: DateRange!) { app(id: "app_1") { threatTrend(range: $r) { day threats } } }', { r: range })).toBe(1 + AGGREGATE_COST + UNSIZED_LIST * 2);
+    expect(cost('{ latestGradeDistribution { grade } }')).toBe(AGGREGATE_COST + UNSIZED_LIST);
   });
 
   it('ends on fragment cycles (graphql refuses them; measuring them must not hang first)', () => {

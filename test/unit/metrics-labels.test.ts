@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Request } from 'express';
 import { graphqlMetrics } from '../../src/metrics/graphql';
 import { graphqlOutcome } from '../../src/metrics/graphql';
+import { STAFF_PRINCIPAL } from '../../src/http/graphql-gate';
 import { isDirectLoopback } from '../../src/metrics/endpoint';
 import { metrics } from '../../src/metrics/registry';
 import { bucketKind } from '../../src/rate-limit/rate-limiter';
@@ -50,6 +51,7 @@ it('records the cost the GraphQL layer set on the request context, under the ope
   const app = express();
   app.use((_req, res, next) => {
     res.locals.shieldgate = { requestId: 'req-cost-probe', logger: deps.logger.child({ requestId: 'req-cost-probe' }) };
+    res.locals[STAFF_PRINCIPAL] = { kind: 'staff', staffId: 'stf_probe', role: 'support' }; // as the gate leaves it
     next();
   });
   // Stands where Apollo stands: builds the request's context as its context function does, sets the cost the way the
