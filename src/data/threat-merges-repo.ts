@@ -7,7 +7,9 @@ import type { Detection, Occurrences, ThreatDoc } from './threats-repo';
  * Occurrences merged into an existing threat by a later request: one record per threat per request, inserted, never
  * updated. A threat's count is its own plus its records' (and lastOccurredAt and confidence the highest of them).
  * Inserting instead of $inc-ing the threat keeps ingestion at insert cost on every server (FerretDB runs any update
- * as a scan of the collection). Records of a threat are bounded by the requests within its 5-minute window.
+ * as a scan of the collection). Records are not bounded per threat (events up to 30 days old still merge into their
+ * window, and each event with an id has a record of its own), so they are only ever streamed, never read whole; the
+ * retention sweep folds them into their threat and deletes them some 35 minutes after they were created.
  */
 export interface ThreatMergeDoc {
   _id: string;
@@ -75,10 +77,8 @@ export class ThreatMergesRepo {
     const sums = new Map<string, Occurrences>();
     if (threats.length === 0) return sums;
     const foldedUpTo = new Map(threats.map((t) => [t._id, t.folded?.upTo.getTime() ?? 0]));
-    const docs = await this.col
-      .find({ appId, threatId: { $in: [...foldedUpTo.keys()] } }, { projection: { threatId: 1, count: 1, last: 1, confidence: 1, createdAt: 1 } })
-      .toArray();
-    for (const d of docs) {
+    const docs = this.col.find({ appId, threatId: { $in: [...foldedUpTo.keys()] } }, { projection: { threatId: 1, count: 1, last: 1, confidence: 1, createdAt: 1 } });
+    for await (const d of docs) {
       if (d.createdAt.getTime() < (foldedUpTo.get(d.threatId) ?? 0)) continue;
       const prior = sums.get(d.threatId);
       sums.set(d.threatId, {
@@ -90,9 +90,9 @@ export class ThreatMergesRepo {
     return sums;
   }
 
-  /** Every record of one threat (the fold reads them all: a threat's records are bounded by its window's requests). */
-  forThreat(appId: string, threatId: string): Promise<ThreatMergeDoc[]> {
-    return this.col.find({ appId, threatId }).toArray();
+  /** Every record of one threat, streamed (the fold reads them all, and a threat may have very many). */
+  ofThreat(appId: string, threatId: string): AsyncIterable<Pick<ThreatMergeDoc, '_id' | 'count' | 'last' | 'confidence' | 'createdAt'>> {
+    return this.col.find({ appId, threatId }, { projection: { _id: 1, count: 1, last: 1, confidence: 1, createdAt: 1 } });
   }
 
   /** Records created before `cutoff`, in (createdAt, _id) order after `after`, at most `limit`. */

@@ -14,9 +14,12 @@ export const FOLD_STALE_MS = 30 * 1000;
 /**
  * Records already folded are deleted once the fold is this old. Until then a fold of another instance that read the
  * threat before this fold (at most FOLD_STALE_MS earlier) still finds every record it sums, and a reader between its
- * read of a threat and of its records still finds the records it counts.
+ * read of a threat and of its records still finds the records it counts. A fold is renewed only once it is this old,
+ * and the renewal deletes what it covered: renewing it on every sweep would keep it young and its records forever.
  */
 export const FOLD_GC_AFTER_MS = 5 * 60 * 1000;
+/** Folded records one fold deletes at most; the rest go in the next sweeps (the fold is renewed once they are gone). */
+export const FOLD_MAX_DELETES = 2_000;
 /** Every query of a sweep reads at most this many documents. */
 export const SWEEP_BATCH = 200;
 /** Batches of one kind per sweep: a sweep ends in bounded time and the next one continues. */
@@ -41,7 +44,7 @@ export interface SweepResult {
  * an index lookup and page reads interleave with the sweep. Pages are keyset-paginated on (occurredAt, _id), which
  * deleting other threats or folding counts never moves: no page repeats or skips a threat while a sweep runs.
  */
-export async function sweepThreats(repos: Repositories, clock: Clock, retentionDays: number): Promise<SweepResult> {
+export async function sweepThreats(repos: Repositories, clock: Clock, retentionDays: number, foldMaxDeletes = FOLD_MAX_DELETES): Promise<SweepResult> {
   const result: SweepResult = { threatsDeleted: 0, recordsDeleted: 0, threatsFolded: 0, claimsDeleted: 0 };
   const now = clock.now();
   const retentionCutoff = new Date(now.getTime() - retentionDays * DAY_MS);
@@ -67,8 +70,9 @@ export async function sweepThreats(repos: Repositories, clock: Clock, retentionD
     for (const r of records) {
       if (folded.has(r.threatId)) continue;
       folded.add(r.threatId);
-      result.recordsDeleted += await foldThreat(repos, clock, r.threatId, foldCutoff);
-      result.threatsFolded += 1;
+      const fold = await foldThreat(repos, clock, r.threatId, foldCutoff, foldMaxDeletes);
+      result.recordsDeleted += fold.deleted;
+      if (fold.folded) result.threatsFolded += 1;
     }
     if (records.length < SWEEP_BATCH) break;
     const last = records[records.length - 1];
@@ -85,39 +89,38 @@ export async function sweepThreats(repos: Repositories, clock: Clock, retentionD
 }
 
 /**
- * Sums the threat's records created in [folded.upTo, cutoff) onto its fold and writes the new fold; deletes the
- * records before the previous fold once that fold is old enough (FOLD_GC_AFTER_MS). Returns how many it deleted.
+ * Sums the threat's records created in [folded.upTo, cutoff) onto its fold and writes the new fold, after deleting
+ * the records the previous fold covered. A fold younger than FOLD_GC_AFTER_MS is left as it is. Records are streamed
+ * (a threat may have very many); when more than `maxDeletes` are due, this pass only deletes and the fold is
+ * renewed by a later one. Returns how many records it deleted and whether it wrote a new fold.
  */
-async function foldThreat(repos: Repositories, clock: Clock, threatId: string, cutoff: Date): Promise<number> {
+async function foldThreat(repos: Repositories, clock: Clock, threatId: string, cutoff: Date, maxDeletes: number): Promise<{ deleted: number; folded: boolean }> {
   const readAt = clock.now().getTime();
   const threat = await repos.threats.findById(threatId);
-  if (!threat) return 0; // deleted by retention: its records go with it
+  if (!threat) return { deleted: 0, folded: false }; // deleted by retention: its records go with it
   const prior = threat.folded;
+  if (prior && readAt - prior.at.getTime() < FOLD_GC_AFTER_MS) return { deleted: 0, folded: false };
   const from = prior?.upTo.getTime() ?? 0;
-  const records = await repos.threatMerges.forThreat(threat.appId, threatId);
+  let count = prior?.count ?? 0;
+  let last = prior?.last ?? threat.lastOccurredAt;
+  let confidence = prior?.confidence ?? threat.confidence;
   let deleted = 0;
-  if (cutoff.getTime() > from) {
-    let count = prior?.count ?? 0;
-    let last = prior?.last ?? threat.lastOccurredAt;
-    let confidence = prior?.confidence ?? threat.confidence;
-    for (const r of records) {
-      const created = r.createdAt.getTime();
-      if (created < from || created >= cutoff.getTime()) continue;
+  for await (const r of repos.threatMerges.ofThreat(threat.appId, threatId)) {
+    const created = r.createdAt.getTime();
+    if (created < from) {
+      // Counted by the prior fold, which is stored and old enough: no reader or fold still sums this record.
+      if (deleted === maxDeletes) return { deleted, folded: false };
+      await repos.threatMerges.deleteById(r._id);
+      deleted += 1;
+    } else if (created < cutoff.getTime()) {
       count += r.count;
       if (r.last > last) last = r.last;
       confidence = Math.max(confidence, r.confidence);
     }
-    if (clock.now().getTime() - readAt > FOLD_STALE_MS) return 0;
-    await repos.threats.fold(threatId, { upTo: cutoff, count, last, confidence, at: clock.now() });
   }
-  if (prior && clock.now().getTime() - prior.at.getTime() >= FOLD_GC_AFTER_MS) {
-    for (const r of records) {
-      if (r.createdAt.getTime() >= from) continue;
-      await repos.threatMerges.deleteById(r._id);
-      deleted += 1;
-    }
-  }
-  return deleted;
+  if (cutoff.getTime() <= from || clock.now().getTime() - readAt > FOLD_STALE_MS) return { deleted, folded: false };
+  await repos.threats.fold(threatId, { upTo: cutoff, count, last, confidence, at: clock.now() });
+  return { deleted, folded: true };
 }
 
 /** Runs sweeps every `intervalMs` until the returned function is called (which waits for a running sweep). */

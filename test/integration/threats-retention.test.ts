@@ -26,7 +26,7 @@ async function freshApp() {
   return { appId, device: (await h.newKey(appId, ['events:ingest'])).key, reader: (await h.newKey(appId, ['threats:read'])).key };
 }
 
-const sweep = () => sweepThreats(h.deps.repos, h.clock, h.config.threatRetentionDays);
+const sweep = (foldMaxDeletes?: number) => sweepThreats(h.deps.repos, h.clock, h.config.threatRetentionDays, foldMaxDeletes);
 const recordsOf = (appId: string) => h.deps.db.collection(ThreatMergesRepo.collectionName).countDocuments({ appId });
 const ago = (ms: number) => new Date(h.clock.now().getTime() - ms);
 
@@ -87,6 +87,31 @@ it('folds old merge records into their threat once, also when two instances swee
   });
   expect(stats.body.errors).toBeUndefined();
   expect(stats.body.data.threatStats).toEqual([{ day, events: 9, threats: 1 }]);
+});
+
+it('deletes folded records while sweeps run every minute, also more of one threat than one pass deletes', async () => {
+  const a = await freshApp();
+  const at = ago(minutes(2));
+  const batch = (n: number) => Array.from({ length: 100 }, (_, i) => event(at, { eventId: `event-${n}-${i}` }));
+  expect((await ingest(h.baseUrl, a.device, batch(0))).body.accepted).toBe(100); // opens the threat: no records
+  const maxDeletes = 150; // FOLD_MAX_DELETES (2,000) scaled down: the same code, fewer records to write
+  const batches = 2;
+  for (let n = 1; n <= batches; n++) expect((await ingest(h.baseUrl, a.device, batch(n))).body.accepted).toBe(100);
+  expect(await recordsOf(a.appId)).toBe(batches * 100); // one record per event with an id merged into it
+  const total = (batches + 1) * 100;
+  expect((await listAll(h, a.reader, a.appId)).map((t) => t.count)).toEqual([total]);
+
+  h.clock.advance(FOLD_AFTER_MS + minutes(1));
+  let sweeps = 0;
+  while ((await recordsOf(a.appId)) > 0 && sweeps < 15) {
+    await sweep(maxDeletes);
+    sweeps += 1;
+    expect((await listAll(h, a.reader, a.appId)).map((t) => t.count)).toEqual([total]); // exact at every step
+    h.clock.advance(60_000); // the service's cadence
+  }
+  expect(await recordsOf(a.appId)).toBe(0);
+  // One fold, then deletes once it is FOLD_GC_AFTER_MS old, in two passes (200 records, 150 a pass).
+  expect(sweeps).toBe(FOLD_GC_AFTER_MS / 60_000 + 2);
 });
 
 it('deletes expired event-id claims', async () => {
