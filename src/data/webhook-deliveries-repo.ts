@@ -58,6 +58,15 @@ export class WebhookDeliveriesRepo {
     );
   }
 
+  /**
+   * Puts a claimed delivery back without an attempt (its webhook's breaker is open): due again at `until`, with the
+   * attempt its claim counted taken back. Fenced like recordAttempt.
+   */
+  async defer(id: string, attempt: number, until: Date): Promise<boolean> {
+    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: { nextAttemptAt: until }, $inc: { attempts: -1 } });
+    return result.modifiedCount === 1;
+  }
+
   /** Records an attempt's outcome, only if no later attempt claimed the delivery meanwhile. */
   async recordAttempt(
     id: string,

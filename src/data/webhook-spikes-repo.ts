@@ -4,12 +4,12 @@ import { ensureIndexes } from './db';
 export const SPIKE_BUCKET_MS = 5 * 60_000;
 
 interface SpikeCounterDoc {
-  _id: string; // <appId>:<detection>:<bucket start ms>
+  _id: string; // <appId>:<detection>:<bucket start ms>, or <webhookId>:threat.opened:<minute start ms>
   count: number;
   expiresAt: Date;
 }
 
-/** One counter per (app, detection, 5-minute bucket), for threat.spike webhooks. */
+/** One counter per (app, detection, 5-minute bucket), for threat.spike webhooks; and per (webhook, minute), for the cap of threat.opened. */
 export class WebhookSpikesRepo {
   static readonly collectionName = 'webhook_spike_counters';
   private readonly col: Collection<SpikeCounterDoc>;
@@ -26,6 +26,19 @@ export class WebhookSpikesRepo {
     const doc = await this.col.findOneAndUpdate(
       { _id: `${appId}:${detection}:${bucketStart.getTime()}` },
       { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(bucketStart.getTime() + 24 * 3600_000) } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    return doc?.count ?? n;
+  }
+
+  /**
+   * Adds `n` to a webhook's counter of threat.opened deliveries queued in the minute starting at `minuteStart`; returns
+   * the count after the increment. Kept beside the spike counters: the same atomic counter, a different key.
+   */
+  async addOpened(webhookId: string, minuteStart: Date, n: number): Promise<number> {
+    const doc = await this.col.findOneAndUpdate(
+      { _id: `${webhookId}:threat.opened:${minuteStart.getTime()}` },
+      { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(minuteStart.getTime() + 24 * 3600_000) } },
       { upsert: true, returnDocument: 'after' },
     );
     return doc?.count ?? n;

@@ -1,5 +1,6 @@
 import type { Repositories } from '../data/repositories';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
+import type { WebhookDoc } from '../data/webhooks-repo';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { Config } from '../config';
@@ -16,6 +17,20 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3600_000);
 }
 
+/**
+ * A circuit breaker per webhook, on each instance: after BREAKER_FAILURES attempts in a row that failed or took longer
+ * than SLOW_ATTEMPT_MS, the webhook's deliveries are put back (no attempt counted) until the breaker's time is over,
+ * then one attempt tries again: 1 min, doubling to at most 30 min. Senders are few and shared by every app: without
+ * it, a receiver that is down, drops connections or answers slowly holds them all and every other app's alerts wait.
+ */
+export const BREAKER_FAILURES = 5;
+export const SLOW_ATTEMPT_MS = 5_000;
+const BREAKER_BASE_MS = 60_000;
+const BREAKER_MAX_MS = 30 * 60_000;
+export function breakerOpenMs(failures: number): number {
+  return Math.min(BREAKER_BASE_MS * 2 ** Math.max(0, failures - BREAKER_FAILURES), BREAKER_MAX_MS);
+}
+
 export interface WorkerNeeds {
   repos: Repositories;
   clock: Clock;
@@ -28,6 +43,8 @@ export interface WorkerNeeds {
  * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimDue).
  */
 export class WebhookWorker {
+  /** Consecutive failed or slow attempts per webhook, and until when its deliveries wait (service clock, ms). */
+  private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
   private timer: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private stopped = true;
@@ -66,8 +83,14 @@ export class WebhookWorker {
     let made = 0;
     const lane = async () => {
       for (;;) {
-        const job = await this.needs.repos.webhookDeliveries.claimDue(this.needs.clock.now(), LEASE_MS);
+        const now = this.needs.clock.now();
+        const job = await this.needs.repos.webhookDeliveries.claimDue(now, LEASE_MS);
         if (!job) return;
+        const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
+        if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
+          await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
+          continue;
+        }
         made++;
         await this.attempt(job);
       }
@@ -77,7 +100,7 @@ export class WebhookWorker {
   }
 
   private async attempt(job: WebhookDeliveryDoc): Promise<void> {
-    const { repos, clock, logger, config } = this.needs;
+    const { repos, clock, logger } = this.needs;
     const webhook = await repos.webhooks.findForApp(job.appId, job.webhookId);
     if (!webhook) {
       await repos.webhookDeliveries.recordAttempt(job._id, job.attempts, { status: 'failed', nextAttemptAt: clock.now(), lastResponseStatus: null, lastError: 'webhook deleted' });
@@ -85,18 +108,13 @@ export class WebhookWorker {
       return;
     }
     let outcome: SendOutcome;
-    try {
-      const key = secretBytes(openSecret(webhook.secret, config.keyEncryptionKey, webhook._id));
-      if (!key) outcome = { ok: false, status: null, error: 'stored secret unreadable' };
-      else {
-        const timestamp = Math.floor(clock.now().getTime() / 1000);
-        const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
-        outcome = await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
-      }
-    } catch {
-      // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
-      // delivery still ends within its 24 hours instead of coming back at every lease forever.
-      outcome = { ok: false, status: null, error: 'the delivery could not be prepared (secret unreadable?)' };
+    if (job.giveUpAt.getTime() < clock.now().getTime()) {
+      // Claimed after its 24 hours (a backlog): too late to be useful, and not sent.
+      outcome = { ok: false, status: null, error: 'not sent within 24 hours of the event' };
+    } else {
+      const started = performance.now();
+      outcome = await this.send(job, webhook);
+      this.trip(job.webhookId, outcome.ok && performance.now() - started <= SLOW_ATTEMPT_MS, clock.now());
     }
     const now = clock.now();
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));
@@ -107,6 +125,30 @@ export class WebhookWorker {
     const fields = { appId: job.appId, webhookId: job.webhookId, deliveryId: job._id, attempt: job.attempts, status: outcome.status, error: outcome.error };
     if (status === 'failed') logger.warn(fields, 'webhook delivery given up');
     else if (!outcome.ok) logger.info(fields, 'webhook delivery attempt failed');
+  }
+
+  private async send(job: WebhookDeliveryDoc, webhook: WebhookDoc): Promise<SendOutcome> {
+    const { clock, config } = this.needs;
+    try {
+      const key = secretBytes(openSecret(webhook.secret, config.keyEncryptionKey, webhook._id));
+      if (!key) return { ok: false, status: null, error: 'stored secret unreadable' };
+      const timestamp = Math.floor(clock.now().getTime() / 1000);
+      const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
+      return await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
+    } catch {
+      // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
+      // delivery still ends within its 24 hours instead of coming back at every lease forever.
+      return { ok: false, status: null, error: 'the delivery could not be prepared (secret unreadable?)' };
+    }
+  }
+
+  private trip(webhookId: string, healthy: boolean, now: Date): void {
+    if (healthy) return void this.breakers.delete(webhookId);
+    if (this.breakers.size > 10_000) this.breakers.clear(); // bounded: at worst, failing webhooks get their 5 tries again
+    const failures = (this.breakers.get(webhookId)?.failures ?? 0) + 1;
+    const openUntil = failures >= BREAKER_FAILURES ? now.getTime() + breakerOpenMs(failures) : 0;
+    this.breakers.set(webhookId, { failures, openUntil });
+    if (failures === BREAKER_FAILURES) this.needs.logger.warn({ webhookId, failures }, 'webhook failing: its deliveries wait');
   }
 }
 

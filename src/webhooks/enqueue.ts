@@ -8,11 +8,20 @@ import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
 import { GRADE_BANDS } from '../scan/score';
 import { newId } from '../ids';
+import { metrics } from '../metrics/registry';
 
 /** Deliveries are attempted for this long after the event, then given up. */
 export const DELIVERY_WINDOW_MS = 24 * 3600_000;
 
 const VERDICT_RANK = { clean: 0, suspicious: 1, compromised: 2 } as const;
+
+/**
+ * threat.opened deliveries queued per webhook and minute; beyond, new threats are not sent (counted as `dropped` in
+ * shieldgate_webhook_deliveries_total), and a wave shows as a threat.spike alert instead. Devices hold the ingestion
+ * key, so anyone can open threats by the thousand: without a cap, one app's flood would fill the queue every app's
+ * alerts share.
+ */
+export const OPENED_PER_MINUTE = 60;
 
 /** Index of a grade among the bands, best first (A+ = 0); unknown grades rank worst. */
 const gradeRank = (grade: string) => {
@@ -109,11 +118,22 @@ function threatData(t: ThreatDoc, occurrences: number) {
  */
 export async function notifyIngested(deps: Needs, appId: string, opened: { doc: ThreatDoc; occurrences: number }[], counts: Map<string, number>): Promise<void> {
   if (opened.length) {
-    await enqueue(deps, appId, 'threat.opened', (webhooks, now) =>
-      webhooks.flatMap((w) =>
-        opened.filter((o) => VERDICT_RANK[o.doc.verdict] >= VERDICT_RANK[w.minVerdict]).map((o) => delivery(w, 'threat.opened', threatData(o.doc, o.occurrences), now)),
-      ),
-    );
+    await enqueue(deps, appId, 'threat.opened', async (webhooks, now) => {
+      const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+      const out: WebhookDeliveryDoc[] = [];
+      for (const w of webhooks) {
+        const due = opened.filter((o) => VERDICT_RANK[o.doc.verdict] >= VERDICT_RANK[w.minVerdict]);
+        if (!due.length) continue;
+        const after = await deps.repos.webhookSpikes.addOpened(w._id, minute, due.length);
+        const room = Math.max(0, OPENED_PER_MINUTE - (after - due.length));
+        for (const o of due.slice(0, room)) out.push(delivery(w, 'threat.opened', threatData(o.doc, o.occurrences), now));
+        if (due.length > room) {
+          metrics.webhookDeliveries.inc({ outcome: 'dropped' }, due.length - room);
+          if (room > 0) deps.logger.warn({ appId, webhookId: w._id, perMinute: OPENED_PER_MINUTE }, 'threat.opened deliveries over the per-minute cap are not queued');
+        }
+      }
+      return out;
+    });
   }
   if (counts.size) {
     await enqueue(deps, appId, 'threat.spike', async (webhooks, now) => {

@@ -29,14 +29,24 @@ export async function resolveAllowed(hostname: string, allowLoopback: boolean): 
   return addresses[0];
 }
 
+/** Resolves within `ms` or fails: a name server that never answers must not hold a sender past its attempt's budget. */
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out after 10 s')), ms)));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 export async function sendSigned(rawUrl: string, headers: Record<string, string>, body: string, allowLoopback: boolean): Promise<SendOutcome> {
   const url = new URL(rawUrl);
+  const startedAt = performance.now();
   let target: { address: string; family: number };
   try {
-    target = await resolveAllowed(url.hostname, allowLoopback);
+    // The attempt's budget starts here: the name's resolution spends it too.
+    target = await withinMs(resolveAllowed(url.hostname, allowLoopback), ATTEMPT_TIMEOUT_MS);
   } catch (error) {
     return { ok: false, status: null, error: error instanceof Error ? error.message : String(error) };
   }
+  const remainingMs = Math.max(1, ATTEMPT_TIMEOUT_MS - (performance.now() - startedAt));
   const pinned: LookupFunction = (_host, options, callback) => {
     if (options?.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
     else callback(null, target.address, target.family);
@@ -66,7 +76,7 @@ export async function sendSigned(rawUrl: string, headers: Record<string, string>
       },
     );
     // The whole attempt, not just socket idleness: a receiver trickling bytes still ends at 10 s.
-    const deadline = setTimeout(() => req.destroy(new Error('timed out after 10 s')), ATTEMPT_TIMEOUT_MS);
+    const deadline = setTimeout(() => req.destroy(new Error('timed out after 10 s')), remainingMs);
     req.on('timeout', () => req.destroy(new Error('timed out after 10 s')));
     req.on('error', (error) => resolve({ ok: false, status: null, error: error.message.slice(0, 200) }));
     req.on('close', () => clearTimeout(deadline));

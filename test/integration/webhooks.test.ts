@@ -10,9 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
-import { WebhookWorker } from '../../src/webhooks/delivery-worker';
+import { BREAKER_FAILURES, breakerOpenMs, WebhookWorker } from '../../src/webhooks/delivery-worker';
 import { event, ingest, after } from './threats-support';
-import { notifyScanCompleted } from '../../src/webhooks/enqueue';
+import { DELIVERY_WINDOW_MS, notifyScanCompleted, OPENED_PER_MINUTE } from '../../src/webhooks/enqueue';
 import { createWebhookRetention } from '../../src/jobs/webhook-retention';
 import { resolveAllowed, sendSigned } from '../../src/webhooks/send';
 
@@ -335,5 +335,64 @@ it('records an unreadable stored secret as a failed attempt, so the delivery sti
   const [d] = JSON.parse((await list(a.appId, a.owner)).text).data[0].deliveries;
   expect(d).toMatchObject({ status: 'pending', attempts: 1, lastResponseStatus: null });
   expect(new Date(d.nextAttemptAt).getTime() - h.clock.now().getTime()).toBe(30_000);
+  expect(r.received).toHaveLength(0);
+});
+
+it('queues at most OPENED_PER_MINUTE threat.opened deliveries per webhook and minute, whoever opens the threats', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  const { id } = await readJson(await create(a.appId, a.owner, { url: r.url, events: ['threat.opened'] }));
+  // Devices hold the ingestion key: a wave of threats from 200 "devices" in one minute.
+  const wave = (tag: string) => Array.from({ length: 100 }, (_, i) => event(h.clock.now(), { detection: 'hooking', deviceId: `device-wave-${tag}-${i}` }));
+  expect((await ingest(h.baseUrl, a.device, wave('a'))).body.accepted).toBe(100);
+  expect((await ingest(h.baseUrl, a.device, wave('b'))).body.accepted).toBe(100);
+  const queued = () => h.deps.db.collection('webhook_deliveries').countDocuments({ appId: a.appId, type: 'threat.opened' });
+  expect(await queued()).toBe(OPENED_PER_MINUTE);
+  h.clock.advance(60_000); // the next minute has room again
+  await ingest(h.baseUrl, a.device, wave('c'));
+  expect(await queued()).toBe(2 * OPENED_PER_MINUTE);
+  // Deleting the webhook drops what it had queued (and keeps it out of the next tests' queue).
+  expect((await h.api(`/v1/apps/${a.appId}/webhooks/${id}`, { method: 'DELETE', headers: bearer(a.owner) })).status).toBe(204);
+  expect(await queued()).toBe(0);
+});
+
+it('puts a failing webhook\'s deliveries back while its breaker is open, so other apps\' alerts still go out', async () => {
+  const lone = new WebhookWorker({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, config: h.deps.config }, { pollIntervalMs: 1_000, concurrency: 1 });
+  const bad = await ownedApp();
+  const good = await ownedApp();
+  const down = await receiver();
+  down.mode = 'error';
+  const up = await receiver();
+  await create(bad.appId, bad.owner, { url: down.url, events: ['threat.opened'] });
+  await create(good.appId, good.owner, { url: up.url, events: ['threat.opened'] });
+  await ingest(h.baseUrl, bad.device, Array.from({ length: BREAKER_FAILURES + 3 }, (_, i) => event(h.clock.now(), { detection: 'tamper', deviceId: `device-breaker-${i}` })));
+  await lone.runDue();
+  expect(down.received).toHaveLength(BREAKER_FAILURES); // then the breaker opened: the other 3 were put back unsent
+  const stored = await h.deps.db.collection('webhook_deliveries').find({ appId: bad.appId }).toArray();
+  const waiting = stored.filter((d) => d.attempts === 0);
+  expect(waiting).toHaveLength(3);
+  for (const d of waiting) expect(d.nextAttemptAt.getTime() - h.clock.now().getTime()).toBe(breakerOpenMs(BREAKER_FAILURES));
+
+  await ingest(h.baseUrl, good.device, [event(h.clock.now(), { detection: 'tamper', deviceId: 'device-breaker-good' })]);
+  await lone.runDue();
+  expect(up.received).toHaveLength(1);
+  expect(down.received).toHaveLength(BREAKER_FAILURES);
+
+  down.mode = 'ok'; // recovers: once the breaker's minute is over, one attempt succeeds and the rest follow
+  h.clock.advance(breakerOpenMs(BREAKER_FAILURES));
+  await lone.runDue();
+  const after = await h.deps.db.collection('webhook_deliveries').find({ appId: bad.appId }).toArray();
+  expect(after.map((d) => d.status)).toEqual(Array(BREAKER_FAILURES + 3).fill('delivered'));
+});
+
+it('does not send a delivery claimed after its 24 hours', async () => {
+  const a = await ownedApp();
+  const r = await receiver();
+  await create(a.appId, a.owner, { url: r.url, events: ['threat.opened'] });
+  await ingest(h.baseUrl, a.device, [event(h.clock.now(), { detection: 'overlay', deviceId: 'device-too-late' })]);
+  h.clock.advance(DELIVERY_WINDOW_MS + 60_000); // a backlog kept it queued past its window
+  await worker.runDue();
+  const [d] = JSON.parse((await list(a.appId, a.owner)).text).data[0].deliveries;
+  expect(d).toMatchObject({ status: 'failed', lastResponseStatus: null });
   expect(r.received).toHaveLength(0);
 });
