@@ -1,4 +1,5 @@
 import type { Handler } from '../handler';
+import type { Writable } from 'node:stream';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
 import { execute } from '../execute';
@@ -70,9 +71,33 @@ export const verifyAttest: Handler = async (req, res, ctx) => {
 };
 
 /**
+ * A reader that takes nothing for this long is gone or hostile: its export ends, freeing its place (export-budget.ts).
+ * A SIEM back-fill reads continuously; the socket's buffers hold far more than one line.
+ */
+export const EXPORT_STALL_MS = 30_000;
+
+/** Waits until `out` drains: 'drained', 'closed' (the connection went away), or 'stalled' after `ms`. */
+export function drained(out: Writable, ms: number): Promise<'drained' | 'closed' | 'stalled'> {
+  return new Promise((resolve) => {
+    const settle = (how: 'drained' | 'closed' | 'stalled') => {
+      clearTimeout(timer);
+      out.off('drain', onDrain);
+      out.off('close', onClose);
+      resolve(how);
+    };
+    const onDrain = () => settle('drained');
+    const onClose = () => settle('closed');
+    const timer = setTimeout(() => settle('stalled'), ms);
+    out.once('drain', onDrain);
+    out.once('close', onClose);
+  });
+}
+
+/**
  * Streams NDJSON, one Threat per line, as the list shows them. Not through GraphQL: a response of any size must not be
  * held in memory. Each line waits for the socket to drain when its buffer is full, and a client that goes away stops
- * the reading of further pages. Errors before the first line are problems as usual; after it, the stream is cut short.
+ * the reading of further pages, as does one that reads nothing for EXPORT_STALL_MS. Errors before the first line are
+ * problems as usual; after it, the stream is cut short.
  */
 export const exportThreats: Handler = async (req, res, ctx) => {
   const query = queryParams<{ from: string; to: string }>(req);
@@ -88,11 +113,11 @@ export const exportThreats: Handler = async (req, res, ctx) => {
         started = true;
       }
       const line = JSON.stringify(toRestDoc(t)) + '\n';
-      if (!res.write(line)) await new Promise<void>((resolve) => {
-        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
-        res.once('drain', done);
-        res.once('close', done);
-      });
+      if (!res.write(line) && (await drained(res, EXPORT_STALL_MS)) === 'stalled') {
+        ctx.logger.info({ stalledMs: EXPORT_STALL_MS }, 'threat export cut short: its reader stopped reading');
+        res.destroy();
+        return; // ends the loop, which ends the export and frees its place
+      }
     }
   } catch (error) {
     if (!started) throw error;

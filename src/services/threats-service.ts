@@ -1,4 +1,5 @@
 import type { RequestContext } from '../context';
+import { runningExports } from '../threats/export-budget';
 import { authorizeForApp } from '../auth/authorize';
 import { DomainError, notFound, validationFailed } from '../errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
@@ -157,7 +158,10 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
     .map((b) => ({ day: b.day, detection: b.detection, threats: b.threats, events: b.events, devices: b.devices.size }));
 }
 
-/** Threats read per page of an export: memory stays at one page whatever the range. */
+/**
+ * Threats read per page of an export: memory stays at one page whatever the range, and at most EXPORTS_PER_APP and
+ * EXPORTS_PER_INSTANCE exports run at once (threats/export-budget.ts).
+ */
 const EXPORT_PAGE = 500;
 
 /**
@@ -169,12 +173,18 @@ export async function* exportThreats(ctx: RequestContext, input: { appId: string
   authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
   if (!(input.from.getTime() < input.to.getTime())) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
   await requireApp(ctx, input.appId);
-  let after: { occurredAt: Date; id: string } | undefined;
-  for (;;) {
-    const page = await ctx.repos.threats.list(input.appId, { from: input.from, to: input.to }, EXPORT_PAGE, after);
-    yield* await withMerged(ctx, input.appId, page.data);
-    const last = page.data[page.data.length - 1];
-    if (!page.hasMore || !last) return;
-    after = { occurredAt: last.occurredAt, id: last._id };
+  // Released when the export ends, fails, or its reader goes away (the caller's loop ends, which returns this).
+  const release = runningExports(ctx.deps).acquire(input.appId);
+  try {
+    let after: { occurredAt: Date; id: string } | undefined;
+    for (;;) {
+      const page = await ctx.repos.threats.list(input.appId, { from: input.from, to: input.to }, EXPORT_PAGE, after);
+      yield* await withMerged(ctx, input.appId, page.data);
+      const last = page.data[page.data.length - 1];
+      if (!page.hasMore || !last) return;
+      after = { occurredAt: last.occurredAt, id: last._id };
+    }
+  } finally {
+    release();
   }
 }

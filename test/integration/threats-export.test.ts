@@ -1,8 +1,12 @@
 // Protects: GET /v1/apps/{id}/threats/export streams every threat first seen in [from, to) as NDJSON, one Threat per
 // line exactly as the list shows it (merged counts included), across many internal pages; only for the app's own
-// readers; a bad range is a problem before any line is sent.
+// readers; a bad range is a problem before any line is sent; at most EXPORTS_PER_APP exports of an app and
+// EXPORTS_PER_INSTANCE in all run at once, each freeing its place when it ends; a reader that stalls is let go.
 import { bearer, readJson, type Harness, startHarness } from '../support/harness';
 import { after, event, ingest, listAll, minutes } from './threats-support';
+import { Writable } from 'node:stream';
+import { EXPORT_RETRY_AFTER_S, EXPORTS_PER_APP, EXPORTS_PER_INSTANCE, runningExports } from '../../src/threats/export-budget';
+import { drained } from '../../rest/handlers/threats';
 
 let h: Harness;
 const t0 = new Date('2025-03-14T10:00:00.000Z');
@@ -63,4 +67,51 @@ it('is 404 for another app and 403 without threats:read', async () => {
   expect((await exportOf(a.reader, b.appId, t0.toISOString(), after(t0, 1000).toISOString())).status).toBe(404);
   const writer = (await h.newKey(a.appId, ['builds:write'])).key;
   expect((await exportOf(writer, a.appId, t0.toISOString(), after(t0, 1000).toISOString())).status).toBe(403);
+});
+
+it('runs at most EXPORTS_PER_APP exports of an app at once: the next is refused 429 with Retry-After until one ends', async () => {
+  const a = await freshApp();
+  const b = await freshApp();
+  const range = [t0.toISOString(), after(t0, 24 * 60 * 60_000).toISOString()] as const;
+  const running = runningExports(h.deps);
+  const held = Array.from({ length: EXPORTS_PER_APP }, () => running.acquire(a.appId)); // two exports being read
+  const refused = await exportOf(a.reader, a.appId, ...range);
+  expect(refused.status).toBe(429);
+  expect(refused.headers.get('retry-after')).toBe(String(EXPORT_RETRY_AFTER_S));
+  expect((await readJson(refused)).code).toBe('rate_limited');
+  const other = await exportOf(b.reader, b.appId, ...range); // another app is not held up
+  expect(other.status).toBe(200);
+  await other.text();
+  held[0]();
+  for (let i = 0; i < 2; i++) {
+    // Each finished export gives its place back: the next one runs.
+    const ok = await exportOf(a.reader, a.appId, ...range);
+    expect(ok.status).toBe(200);
+    await ok.text();
+  }
+  held[1]();
+});
+
+it('runs at most EXPORTS_PER_INSTANCE exports on an instance, whatever their apps: then 503 with Retry-After', async () => {
+  const a = await freshApp();
+  const running = runningExports(h.deps);
+  const held = Array.from({ length: EXPORTS_PER_INSTANCE }, (_, i) => running.acquire(`app_held_${i}`));
+  const refused = await exportOf(a.reader, a.appId, t0.toISOString(), after(t0, 60_000).toISOString());
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe(String(EXPORT_RETRY_AFTER_S));
+  held.forEach((release) => release());
+  expect((await exportOf(a.reader, a.appId, t0.toISOString(), after(t0, 60_000).toISOString())).status).toBe(200);
+});
+
+it('gives up on a reader that takes nothing: the drain wait ends as stalled, not never', async () => {
+  const stuck = new Writable({ highWaterMark: 1, write: () => undefined }); // never takes the chunk
+  expect(stuck.write('line\n')).toBe(false);
+  expect(await drained(stuck, 50)).toBe('stalled');
+  const taking = new Writable({ highWaterMark: 1, write: (_chunk, _enc, done) => setTimeout(done, 5) });
+  expect(taking.write('line\n')).toBe(false);
+  expect(await drained(taking, 1_000)).toBe('drained');
+  expect(taking.write('line\n')).toBe(false);
+  const gone = drained(taking, 1_000);
+  taking.destroy();
+  expect(await gone).toBe('closed');
 });
