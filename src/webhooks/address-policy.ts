@@ -19,8 +19,10 @@ for (const [network, prefix] of [
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) refused.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::a.b.c.d, deprecated: no receiver uses it)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT): embeds an IPv4 address
+  ['64:ff9b:1::', 48], // local-use NAT64: likewise
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast
@@ -28,10 +30,10 @@ for (const [network, prefix] of [
   ['2002::', 16], // 6to4: likewise
 ] as const) refused.addSubnet(network, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d or ::ffff:xxxx:xxxx) or IPv4-compatible IPv6 address. */
+/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d or ::ffff:xxxx:xxxx). */
 function embeddedIpv4(address: string): string | null {
   const lower = address.toLowerCase();
-  const dotted = /^::(?:ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1];
   const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (!hex) return null;
@@ -52,7 +54,7 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !refused.check(address, 'ipv4');
   if (family !== 6) return false;
+  if (refused.check(address, 'ipv6')) return false;
   const v4 = embeddedIpv4(address);
-  if (v4) return isIP(v4) === 4 && !refused.check(v4, 'ipv4');
-  return !refused.check(address, 'ipv6');
+  return v4 ? isIP(v4) === 4 && !refused.check(v4, 'ipv4') : true;
 }

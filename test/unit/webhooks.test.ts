@@ -27,6 +27,12 @@ it.each([
   '::ffff:10.0.0.1',
   '::ffff:7f00:1',
   '::ffff:a9fe:a9fe',
+  '::7f00:1', // IPv4-compatible loopback
+  '::127.0.0.1',
+  '::ffff:0:7f00:1', // IPv4-translated loopback
+  '64:ff9b:1::a00:1', // local-use NAT64
+  '64:ff9b::7f00:1', // NAT64
+  'fec0::1', // site-local
   'not an address',
 ])('refuses %s', (address) => {
   expect(isPublicAddress(address)).toBe(false);
