@@ -503,6 +503,16 @@ function removeTrailingSlash(url) {
   return url;
 }
 
+// client/src/log-text.ts
+var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+function printable(text) {
+  return text.replace(CONTROL, " ").replace(/##\[/g, "## [");
+}
+var printableLines = (text) => text.split("\n").map(printable).join("\n");
+function jsonLine(value) {
+  return JSON.stringify(value).replace(/##\[/g, "##\\u005b") + "\n";
+}
+
 // client/src/errors.ts
 var EXIT = {
   ok: 0,
@@ -535,7 +545,7 @@ function problemLine(body, fallback) {
   if (body && typeof body === "object") {
     const record = body;
     const detail = typeof record.detail === "string" ? record.detail : typeof record.title === "string" ? record.title : fallback;
-    return { code: typeof record.code === "string" ? record.code : void 0, detail: detail.split("\n")[0].slice(0, 300) };
+    return { code: typeof record.code === "string" ? record.code : void 0, detail: printable(detail.split("\n")[0].slice(0, 300)) };
   }
   return { detail: fallback };
 }
@@ -689,7 +699,7 @@ function mask(env, secret, out = process.stderr) {
   if (inGitHubActions(env)) out.write(`::add-mask::${escapeData(secret)}${import_node_os.EOL}`);
 }
 function annotate(env, level, title, message, out = process.stdout) {
-  if (inGitHubActions(env)) out.write(`::${level} title=${escapeProperty(title)}::${escapeData(message)}${import_node_os.EOL}`);
+  if (inGitHubActions(env)) out.write(`::${level} title=${escapeProperty(printable(title))}::${escapeData(printable(message))}${import_node_os.EOL}`);
 }
 function setOutputs(env, outputs) {
   const file = env.GITHUB_OUTPUT;
@@ -808,9 +818,9 @@ var NOT_ANALYSED_FINDINGS = ["package.unreadable", "package.wrong-platform", "sc
 // client/src/gate.ts
 function evaluateGate(scan, failUnder2) {
   const notAnalysed = scan.findings.find((f) => NOT_ANALYSED_FINDINGS.includes(f.id));
-  if (notAnalysed) return { passed: false, reason: `the package could not be analysed (${notAnalysed.id})` };
-  if (failUnder2 && gradeBelow(scan.grade, failUnder2)) return { passed: false, reason: `grade ${scan.grade} is under ${failUnder2}` };
-  return { passed: true };
+  if (notAnalysed) return { passed: false, analysed: false, reason: `the package could not be analysed (${notAnalysed.id})` };
+  if (failUnder2 && gradeBelow(scan.grade, failUnder2)) return { passed: false, analysed: true, reason: `grade ${scan.grade} is under ${failUnder2}` };
+  return { passed: true, analysed: true };
 }
 
 // client/src/progress.ts
@@ -869,15 +879,16 @@ function sortFindings(findings) {
   return [...findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) || a.id.localeCompare(b.id));
 }
 var clip = (text, width) => text.length <= width ? text : `${text.slice(0, width - 1)}\u2026`;
+var tableCell = (text, width) => clip(printable(text), width);
 function findingsTable(findings) {
   if (findings.length === 0) return ["No findings."];
-  const rows = sortFindings(findings).map((f) => [f.severity, f.id, clip(f.title, 60), clip(f.fix, 90)]);
+  const rows = sortFindings(findings).map((f) => [printable(f.severity), printable(f.id), tableCell(f.title, 60), tableCell(f.fix, 90)]);
   const header = ["SEVERITY", "ID", "TITLE", "FIX"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const format = (row) => row.map((cell2, i) => i === row.length - 1 ? cell2 : cell2.padEnd(widths[i])).join("  ");
   return [format(header), ...rows.map(format)];
 }
-var cell = (text) => text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+var cell = (text) => printable(text).replace(/\|/g, "\\|");
 function summaryMarkdown(scan, buildId, gate) {
   const lines = [
     `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
@@ -903,8 +914,8 @@ var DEFAULT_MANIFEST = {
   android: "app/src/main/AndroidManifest.xml",
   ios: "ios/Info.plist"
 };
-function fingerprint(scan, findingId) {
-  return (0, import_node_crypto3.createHash)("sha256").update(`${scan.appId}\0${scan.target.platform}\0${findingId}`).digest("hex");
+function fingerprint(scan, finding) {
+  return (0, import_node_crypto3.createHash)("sha256").update(`${scan.appId}\0${scan.target.platform}\0${finding.id}\0${finding.title}`).digest("hex");
 }
 function toSarif(scan, opts) {
   const findings = sortFindings(scan.findings);
@@ -916,7 +927,7 @@ function toSarif(scan, opts) {
       name: id.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c) => c ? c.toUpperCase() : ""),
       shortDescription: { text: f.title },
       fullDescription: { text: f.detail },
-      help: { text: f.fix, markdown: f.fix },
+      help: { text: f.fix },
       defaultConfiguration: { level: LEVELS[f.severity] },
       properties: { tags: ["security", "mobile", scan.target.platform], "security-severity": SECURITY_SEVERITY[f.severity] }
     };
@@ -927,7 +938,7 @@ function toSarif(scan, opts) {
     level: LEVELS[f.severity],
     message: { text: `${f.title}. ${f.detail}` },
     locations: [{ physicalLocation: { artifactLocation: { uri: opts.manifestPath, uriBaseId: "%SRCROOT%" }, region: { startLine: 1 } } }],
-    partialFingerprints: { "shieldgateFinding/v1": fingerprint(scan, f.id) }
+    partialFingerprints: { "shieldgateFinding/v2": fingerprint(scan, f) }
   }));
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -951,7 +962,8 @@ var MAX_BODY = 64 * 1024;
 function readCode(body) {
   try {
     const parsed = JSON.parse(body);
-    return { code: typeof parsed.code === "string" ? parsed.code : void 0, detail: typeof parsed.detail === "string" ? parsed.detail : void 0 };
+    const detail = typeof parsed.detail === "string" ? printable(parsed.detail.split("\n")[0].slice(0, 300)) : void 0;
+    return { code: typeof parsed.code === "string" ? parsed.code : void 0, detail };
   } catch {
     return {};
   }
@@ -1050,21 +1062,25 @@ async function freshUrl(api, credential, buildId) {
   const { data, response } = await call("new upload URL", credential, (headers) => api.POST("/v1/builds/{id}/upload-url", { params: { path: { id: buildId } }, headers }), {
     okStatuses: [409]
   });
-  return response.status === 409 ? "already_uploaded" : data;
+  if (response.status === 409 || data.artifact?.status === "uploaded") return "already_uploaded";
+  if (!data.artifact?.uploadUrl) throw new CliError("the service gave no upload URL for the build");
+  return data.artifact;
 }
 async function uploadArtifact({ api, credential, build, file, progress, log }) {
   let artifact = build.artifact;
   if (!artifact) throw new CliError("the build declared no artifact");
   if (artifact.status === "uploaded") return;
+  let issuedNow = false;
   for (let attempt = 1; ; attempt++) {
     const expiresAt = artifact.uploadUrlExpiresAt ? Date.parse(artifact.uploadUrlExpiresAt) : 0;
-    if (!artifact.uploadUrl || expiresAt - Date.now() < EXPIRY_MARGIN_MS) {
+    if (!artifact.uploadUrl || !issuedNow && expiresAt - Date.now() < EXPIRY_MARGIN_MS) {
       const renewed = await freshUrl(api, credential, build.id);
-      if (renewed === "already_uploaded" || renewed.artifact?.status === "uploaded") return;
-      artifact = renewed.artifact;
-      continue;
+      if (renewed === "already_uploaded") return;
+      artifact = renewed;
+      issuedNow = true;
     }
     const outcome = await putOnce(artifact.uploadUrl, file, artifact.sizeBytes, progress);
+    issuedNow = false;
     progress.done();
     switch (outcome.kind) {
       case "uploaded":
@@ -1080,8 +1096,9 @@ async function uploadArtifact({ api, credential, build, file, progress, log }) {
         await sleep(waitMs);
         if (outcome.kind === "fresh_url") {
           const renewed = await freshUrl(api, credential, build.id);
-          if (renewed === "already_uploaded" || renewed.artifact?.status === "uploaded") return;
-          artifact = renewed.artifact;
+          if (renewed === "already_uploaded") return;
+          artifact = renewed;
+          issuedNow = true;
         }
         break;
       }
@@ -1169,18 +1186,21 @@ function finish(run2, scan, buildId) {
   const gate = evaluateGate(scan, floor);
   say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
   findingsTable(scan.findings).forEach(say);
-  if (values.sarif) {
+  if (values.sarif && gate.analysed) {
     const manifestPath = values["manifest-path"] ?? DEFAULT_MANIFEST[scan.target.platform];
     const sarif = toSarif(scan, { manifestPath, toolVersion: VERSION, informationUri: run2.serverUrl });
     import_node_fs4.default.writeFileSync(values.sarif, JSON.stringify(sarif, null, 2) + "\n");
     say(`SARIF written to ${values.sarif}`);
+  } else if (values.sarif) {
+    import_node_fs4.default.rmSync(values.sarif, { force: true });
+    say(`no SARIF written: the package could not be analysed`);
   }
   for (const f of scan.findings.filter(isSerious)) annotate(io.env, "error", `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
   appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
   setOutputs(io.env, { "build-id": buildId, "scan-id": scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(JSON.stringify({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }) + "\n");
+  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }));
   if (!gate.passed) {
-    io.stderr.write(`shieldgate-ci: gate failed: ${gate.reason}
+    io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? "")}
 `);
     return EXIT.gate;
   }
@@ -1196,7 +1216,7 @@ async function upload(run2) {
   failUnder(values);
   const timeout = timeoutMs(values);
   if (!import_node_fs4.default.existsSync(file) || !import_node_fs4.default.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (line) => io.stderr.write(line + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + "\n"));
   const digest = await digestFile(file);
   const commit = resolveCommit(values.commit, io.env);
   const key = idempotencyKey(io.env, digest.sha256);
@@ -1213,10 +1233,10 @@ async function upload(run2) {
   say(`build ${build.id} ${replayed ? "was already registered by this run" : "registered"} (${platform} ${version}, ${(digest.sizeBytes / 1048576).toFixed(1)} MB, sha256 ${digest.sha256.slice(0, 12)}\u2026)`);
   setOutputs(io.env, { "build-id": build.id });
   const progress = createProgress(digest.sizeBytes, io.stderr, io.tty);
-  await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(line + "\n") });
+  await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(printable(line) + "\n") });
   say(`artifact of build ${build.id} uploaded`);
   if (!values.wait && !values["fail-under"] && !values.sarif) {
-    if (values.json) io.stdout.write(JSON.stringify({ buildId: build.id }) + "\n");
+    if (values.json) io.stdout.write(jsonLine({ buildId: build.id }));
     return EXIT.ok;
   }
   const scan = await waitForStaticScan(api, credential, build.id, timeout, say);
@@ -1227,7 +1247,7 @@ async function scanCommand(run2, buildId) {
   if (!buildId) throw new CliError("scan needs a BUILD_ID");
   failUnder(values);
   const timeout = timeoutMs(values);
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (line) => io.stderr.write(line + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"));
   if (values.wait || values["fail-under"] || values.sarif) return finish(run2, await waitForStaticScan(api, credential, buildId, timeout, run2.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === "static") ?? build.scans[build.scans.length - 1];
@@ -1236,9 +1256,9 @@ async function scanCommand(run2, buildId) {
 }
 async function whoami(run2) {
   const { io, values, api } = run2;
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (line) => io.stderr.write(line + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"));
   const { data } = await call("whoami", credential, (headers) => api.GET("/v1/whoami", { headers }));
-  if (values.json) io.stdout.write(JSON.stringify(data) + "\n");
+  if (values.json) io.stdout.write(jsonLine(data));
   else run2.say(`app ${data.appId} (${data.plan}), ${data.auth}, scopes ${data.scopes.join(" ")}${data.expiresAt ? `, expires ${data.expiresAt}` : ""}`);
   return EXIT.ok;
 }
@@ -1263,7 +1283,7 @@ async function main(argv, io = { env: process.env, stdout: process.stdout, stder
     }
     const url = serverUrl(io.env);
     const out = values.json ? io.stderr : io.stdout;
-    const run2 = { io, values, serverUrl: url, api: createApiClient(url, `shieldgate-ci/${VERSION}`), say: (line) => out.write(line + "\n") };
+    const run2 = { io, values, serverUrl: url, api: createApiClient(url, `shieldgate-ci/${VERSION}`), say: (line) => out.write(printable(line) + "\n") };
     switch (command) {
       case "upload":
         if (rest.length) throw new CliError(`unexpected argument "${rest[0]}"`);
@@ -1277,11 +1297,11 @@ async function main(argv, io = { env: process.env, stdout: process.stdout, stder
     }
   } catch (error) {
     if (error instanceof CliError) {
-      if (error.exitCode !== EXIT.refused) io.stderr.write(`shieldgate-ci: ${error.message}
+      if (error.exitCode !== EXIT.refused) io.stderr.write(`shieldgate-ci: ${printable(error.message)}
 `);
       return error.exitCode;
     }
-    io.stderr.write(`shieldgate-ci: unexpected error: ${error.message ?? String(error)}
+    io.stderr.write(`shieldgate-ci: unexpected error: ${printable(error.message ?? String(error))}
 `);
     return EXIT.error;
   }

@@ -8,6 +8,7 @@ import { call, createApiClient, type ApiClient, type CredentialSource, type Scan
 import { resolveCommit, idempotencyKey } from './commit';
 import { resolveCredential } from './credentials';
 import { CliError, EXIT, type ExitCode } from './errors';
+import { jsonLine, printable, printableLines } from './log-text';
 import { digestFile } from './file-digest';
 import { evaluateGate } from './gate';
 import { annotate, appendSummary, setOutputs, type Env } from './github';
@@ -99,18 +100,23 @@ function finish(run: Run, scan: Scan, buildId: string): ExitCode {
   const gate = evaluateGate(scan, floor);
   say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
   findingsTable(scan.findings).forEach(say);
-  if (values.sarif) {
+  if (values.sarif && gate.analysed) {
     const manifestPath = values['manifest-path'] ?? DEFAULT_MANIFEST[scan.target.platform];
     const sarif = toSarif(scan, { manifestPath, toolVersion: VERSION, informationUri: run.serverUrl });
     fs.writeFileSync(values.sarif, JSON.stringify(sarif, null, 2) + '\n');
     say(`SARIF written to ${values.sarif}`);
+  } else if (values.sarif) {
+    // A scan that analysed nothing would tell code scanning that every open alert is fixed: no SARIF, and none left
+    // from an earlier step either.
+    fs.rmSync(values.sarif, { force: true });
+    say(`no SARIF written: the package could not be analysed`);
   }
   for (const f of scan.findings.filter(isSerious)) annotate(io.env, 'error', `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
   appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
   setOutputs(io.env, { 'build-id': buildId, 'scan-id': scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(JSON.stringify({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }) + '\n');
+  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }));
   if (!gate.passed) {
-    io.stderr.write(`shieldgate-ci: gate failed: ${gate.reason}\n`);
+    io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? '')}\n`);
     return EXIT.gate;
   }
   return EXIT.ok;
@@ -127,7 +133,7 @@ async function upload(run: Run): Promise<ExitCode> {
   const timeout = timeoutMs(values);
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
 
-  const credential = await resolveCredential(api, io.env, run.serverUrl, appId, (line) => io.stderr.write(line + '\n'));
+  const credential = await resolveCredential(api, io.env, run.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + '\n'));
   const digest = await digestFile(file);
   const commit = resolveCommit(values.commit, io.env);
   const key = idempotencyKey(io.env, digest.sha256);
@@ -143,11 +149,11 @@ async function upload(run: Run): Promise<ExitCode> {
   setOutputs(io.env, { 'build-id': build.id });
 
   const progress = createProgress(digest.sizeBytes, io.stderr, io.tty);
-  await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(line + '\n') });
+  await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(printable(line) + '\n') });
   say(`artifact of build ${build.id} uploaded`);
 
   if (!values.wait && !values['fail-under'] && !values.sarif) {
-    if (values.json) io.stdout.write(JSON.stringify({ buildId: build.id }) + '\n');
+    if (values.json) io.stdout.write(jsonLine({ buildId: build.id }));
     return EXIT.ok;
   }
   const scan = await waitForStaticScan(api, credential, build.id, timeout, say);
@@ -159,7 +165,7 @@ async function scanCommand(run: Run, buildId: string | undefined): Promise<ExitC
   if (!buildId) throw new CliError('scan needs a BUILD_ID');
   failUnder(values);
   const timeout = timeoutMs(values);
-  const credential = await resolveCredential(api, io.env, run.serverUrl, values.app, (line) => io.stderr.write(line + '\n'));
+  const credential = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'));
   if (values.wait || values['fail-under'] || values.sarif) return finish(run, await waitForStaticScan(api, credential, buildId, timeout, run.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === 'static') ?? build.scans[build.scans.length - 1];
@@ -169,9 +175,9 @@ async function scanCommand(run: Run, buildId: string | undefined): Promise<ExitC
 
 async function whoami(run: Run): Promise<ExitCode> {
   const { io, values, api } = run;
-  const credential: CredentialSource = await resolveCredential(api, io.env, run.serverUrl, values.app, (line) => io.stderr.write(line + '\n'));
+  const credential: CredentialSource = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'));
   const { data } = await call('whoami', credential, (headers) => api.GET('/v1/whoami', { headers }));
-  if (values.json) io.stdout.write(JSON.stringify(data) + '\n');
+  if (values.json) io.stdout.write(jsonLine(data));
   else run.say(`app ${data.appId} (${data.plan}), ${data.auth}, scopes ${data.scopes.join(' ')}${data.expiresAt ? `, expires ${data.expiresAt}` : ''}`);
   return EXIT.ok;
 }
@@ -197,7 +203,7 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
     }
     const url = serverUrl(io.env);
     const out = values.json ? io.stderr : io.stdout;
-    const run: Run = { io, values, serverUrl: url, api: createApiClient(url, `shieldgate-ci/${VERSION}`), say: (line) => out.write(line + '\n') };
+    const run: Run = { io, values, serverUrl: url, api: createApiClient(url, `shieldgate-ci/${VERSION}`), say: (line) => out.write(printable(line) + '\n') };
     switch (command) {
       case 'upload':
         if (rest.length) throw new CliError(`unexpected argument "${rest[0]}"`);
@@ -212,10 +218,10 @@ export async function main(argv: string[], io: Io = { env: process.env, stdout: 
   } catch (error) {
     if (error instanceof CliError) {
       // A refused exchange has already printed its report.
-      if (error.exitCode !== EXIT.refused) io.stderr.write(`shieldgate-ci: ${error.message}\n`);
+      if (error.exitCode !== EXIT.refused) io.stderr.write(`shieldgate-ci: ${printable(error.message)}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`shieldgate-ci: unexpected error: ${(error as Error).message ?? String(error)}\n`);
+    io.stderr.write(`shieldgate-ci: unexpected error: ${printable((error as Error).message ?? String(error))}\n`);
     return EXIT.error;
   }
 }

@@ -1,3 +1,5 @@
+import { printable } from './log-text';
+
 /** Exit codes of `shieldgate-ci`: what a workflow branches on. */
 export const EXIT = {
   ok: 0,
@@ -39,7 +41,7 @@ export function problemLine(body: unknown, fallback: string): { code?: string; d
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     const detail = typeof record.detail === 'string' ? record.detail : typeof record.title === 'string' ? record.title : fallback;
-    return { code: typeof record.code === 'string' ? record.code : undefined, detail: detail.split('\n')[0].slice(0, 300) };
+    return { code: typeof record.code === 'string' ? record.code : undefined, detail: printable(detail.split('\n')[0].slice(0, 300)) };
   }
   return { detail: fallback };
 }

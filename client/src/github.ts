@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EOL } from 'node:os';
 import { CliError } from './errors';
 import { backoffMs, isRetryableStatus, sleep } from './retry';
+import { printable } from './log-text';
 
 export type Env = Record<string, string | undefined>;
 
@@ -56,7 +57,7 @@ export function mask(env: Env, secret: string, out: NodeJS.WritableStream = proc
 }
 
 export function annotate(env: Env, level: 'error' | 'warning' | 'notice', title: string, message: string, out: NodeJS.WritableStream = process.stdout): void {
-  if (inGitHubActions(env)) out.write(`::${level} title=${escapeProperty(title)}::${escapeData(message)}${EOL}`);
+  if (inGitHubActions(env)) out.write(`::${level} title=${escapeProperty(printable(title))}::${escapeData(printable(message))}${EOL}`);
 }
 
 /** Appends `name` to $GITHUB_OUTPUT in the delimiter form, which is safe for any value. */

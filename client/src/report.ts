@@ -1,5 +1,6 @@
 /** What a person reads: the findings table in the log, the job summary, one annotation per serious finding. */
 import type { Finding, Scan } from './api';
+import { printable } from './log-text';
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low'] as const;
 
@@ -8,18 +9,20 @@ export function sortFindings(findings: Finding[]): Finding[] {
 }
 
 const clip = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
+/** A cell of the table: one printable line (log-text.ts), clipped. */
+const tableCell = (text: string, width: number) => clip(printable(text), width);
 
 /** A plain-text table (severity, id, title, fix), wide enough for a CI log. */
 export function findingsTable(findings: Finding[]): string[] {
   if (findings.length === 0) return ['No findings.'];
-  const rows = sortFindings(findings).map((f) => [f.severity, f.id, clip(f.title, 60), clip(f.fix, 90)]);
+  const rows = sortFindings(findings).map((f) => [printable(f.severity), printable(f.id), tableCell(f.title, 60), tableCell(f.fix, 90)]);
   const header = ['SEVERITY', 'ID', 'TITLE', 'FIX'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const format = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ');
   return [format(header), ...rows.map(format)];
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
 
 /** Markdown for $GITHUB_STEP_SUMMARY. */
 export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?: string; passed: boolean; reason?: string }): string {

@@ -1,7 +1,10 @@
 /**
  * SARIF 2.1.0 for GitHub code scanning: one rule per finding id (its fix as help), one result per finding located
- * on the app's manifest, and partial fingerprints that depend only on the app, the platform and the finding id, so
- * the same finding in the next upload is the same alert rather than a new one.
+ * on the app's manifest, and partial fingerprints that depend on the app, the platform, the finding id and its title,
+ * so the same finding in the next upload is the same alert rather than a new one, and each instance of a rule (one per
+ * insecure domain, say) is an alert of its own: dismissing one never hides another added later.
+ * Text only, never Markdown: titles and fixes quote the package (a domain, a component name), and GitHub would render
+ * a link written there on the repository's alert page.
  */
 import { createHash } from 'node:crypto';
 import type { Finding, Scan } from './api';
@@ -22,8 +25,8 @@ export interface SarifOptions {
   informationUri: string;
 }
 
-export function fingerprint(scan: Pick<Scan, 'appId' | 'target'>, findingId: string): string {
-  return createHash('sha256').update(`${scan.appId}\u0000${scan.target.platform}\u0000${findingId}`).digest('hex');
+export function fingerprint(scan: Pick<Scan, 'appId' | 'target'>, finding: Pick<Finding, 'id' | 'title'>): string {
+  return createHash('sha256').update(`${scan.appId}\u0000${scan.target.platform}\u0000${finding.id}\u0000${finding.title}`).digest('hex');
 }
 
 export function toSarif(scan: Scan, opts: SarifOptions): Record<string, unknown> {
@@ -36,7 +39,7 @@ export function toSarif(scan: Scan, opts: SarifOptions): Record<string, unknown>
       name: id.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')),
       shortDescription: { text: f.title },
       fullDescription: { text: f.detail },
-      help: { text: f.fix, markdown: f.fix },
+      help: { text: f.fix },
       defaultConfiguration: { level: LEVELS[f.severity] },
       properties: { tags: ['security', 'mobile', scan.target.platform], 'security-severity': SECURITY_SEVERITY[f.severity] },
     };
@@ -47,7 +50,7 @@ export function toSarif(scan: Scan, opts: SarifOptions): Record<string, unknown>
     level: LEVELS[f.severity],
     message: { text: `${f.title}. ${f.detail}` },
     locations: [{ physicalLocation: { artifactLocation: { uri: opts.manifestPath, uriBaseId: '%SRCROOT%' }, region: { startLine: 1 } } }],
-    partialFingerprints: { 'shieldgateFinding/v1': fingerprint(scan, f.id) },
+    partialFingerprints: { 'shieldgateFinding/v2': fingerprint(scan, f) },
   }));
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { call, type ApiClient, type Build, type CredentialSource } from './api';
 import { CliError } from './errors';
+import { printable } from './log-text';
 import type { Progress } from './progress';
 import { backoffMs, retryAfterMs, sleep } from './retry';
 
@@ -24,7 +25,9 @@ const MAX_BODY = 64 * 1024;
 function readCode(body: string): { code?: string; detail?: string } {
   try {
     const parsed = JSON.parse(body) as { code?: unknown; detail?: unknown };
-    return { code: typeof parsed.code === 'string' ? parsed.code : undefined, detail: typeof parsed.detail === 'string' ? parsed.detail : undefined };
+    // One printable line of at most 300 characters, as problemLine gives (log-text.ts).
+    const detail = typeof parsed.detail === 'string' ? printable(parsed.detail.split('\n')[0].slice(0, 300)) : undefined;
+    return { code: typeof parsed.code === 'string' ? parsed.code : undefined, detail };
   } catch {
     return {};
   }
@@ -146,7 +149,7 @@ function putOnce(url: string, file: string, sizeBytes: number, progress: Progres
 }
 
 const MAX_ATTEMPTS = 8;
-/** A URL this close to its expiry is renewed before the PUT starts rather than failing halfway. */
+/** A URL this close to its expiry is renewed before the PUT starts. */
 const EXPIRY_MARGIN_MS = 30_000;
 
 export interface UploadArgs {
@@ -158,11 +161,14 @@ export interface UploadArgs {
   log: (line: string) => void;
 }
 
-async function freshUrl(api: ApiClient, credential: CredentialSource, buildId: string): Promise<Build | 'already_uploaded'> {
+/** A new upload URL for the build's artifact; 'already_uploaded' when the service holds it already. */
+async function freshUrl(api: ApiClient, credential: CredentialSource, buildId: string): Promise<NonNullable<Build['artifact']> | 'already_uploaded'> {
   const { data, response } = await call('new upload URL', credential, (headers) => api.POST('/v1/builds/{id}/upload-url', { params: { path: { id: buildId } }, headers }), {
     okStatuses: [409],
   });
-  return response.status === 409 ? 'already_uploaded' : data;
+  if (response.status === 409 || data.artifact?.status === 'uploaded') return 'already_uploaded';
+  if (!data.artifact?.uploadUrl) throw new CliError('the service gave no upload URL for the build');
+  return data.artifact;
 }
 
 /** Uploads the build's pending artifact; returns when the service holds it. */
@@ -170,15 +176,19 @@ export async function uploadArtifact({ api, credential, build, file, progress, l
   let artifact = build.artifact;
   if (!artifact) throw new CliError('the build declared no artifact');
   if (artifact.status === 'uploaded') return;
+  // A URL about to expire is renewed before the PUT starts rather than failing halfway. A URL just issued is used as
+  // it is: if it looks expired, this machine's clock is ahead of the service's, which decides.
+  let issuedNow = false;
   for (let attempt = 1; ; attempt++) {
     const expiresAt = artifact.uploadUrlExpiresAt ? Date.parse(artifact.uploadUrlExpiresAt) : 0;
-    if (!artifact.uploadUrl || expiresAt - Date.now() < EXPIRY_MARGIN_MS) {
+    if (!artifact.uploadUrl || (!issuedNow && expiresAt - Date.now() < EXPIRY_MARGIN_MS)) {
       const renewed = await freshUrl(api, credential, build.id);
-      if (renewed === 'already_uploaded' || renewed.artifact?.status === 'uploaded') return;
-      artifact = renewed.artifact!;
-      continue;
+      if (renewed === 'already_uploaded') return;
+      artifact = renewed;
+      issuedNow = true;
     }
-    const outcome = await putOnce(artifact.uploadUrl, file, artifact.sizeBytes, progress);
+    const outcome = await putOnce(artifact.uploadUrl!, file, artifact.sizeBytes, progress);
+    issuedNow = false;
     progress.done();
     switch (outcome.kind) {
       case 'uploaded':
@@ -194,8 +204,9 @@ export async function uploadArtifact({ api, credential, build, file, progress, l
         await sleep(waitMs);
         if (outcome.kind === 'fresh_url') {
           const renewed = await freshUrl(api, credential, build.id);
-          if (renewed === 'already_uploaded' || renewed.artifact?.status === 'uploaded') return;
-          artifact = renewed.artifact!;
+          if (renewed === 'already_uploaded') return;
+          artifact = renewed;
+          issuedNow = true;
         }
         break;
       }

@@ -180,7 +180,7 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(run.tool.driver.rules.map((rule: { id: string }) => rule.id).sort()).toEqual([...new Set(scan.findings.map((f: { id: string }) => f.id))].sort());
     expect(run.tool.driver.rules[0].help.text).toBeTruthy();
     expect(run.results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('app/src/main/AndroidManifest.xml');
-    expect(run.results[0].partialFingerprints['shieldgateFinding/v1']).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.results[0].partialFingerprints['shieldgateFinding/v2']).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('fails the gate with exit 2 when the grade is under --fail-under, and writes SARIF with the same fingerprints', async () => {
@@ -193,8 +193,22 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     const sarif = JSON.parse(fs.readFileSync(sarifFile, 'utf8'));
     (expect(sarif) as unknown as { toBeValidSarifLog(): void }).toBeValidSarifLog();
     expect(sarif.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('android/app/AndroidManifest.xml');
-    const prints = (log: typeof sarif) => log.runs[0].results.map((x: { partialFingerprints: Record<string, string> }) => x.partialFingerprints['shieldgateFinding/v1']).sort();
+    const prints = (log: typeof sarif) => log.runs[0].results.map((x: { partialFingerprints: Record<string, string> }) => x.partialFingerprints['shieldgateFinding/v2']).sort();
     expect(prints(sarif)).toEqual(prints(first)); // the same alerts, not new ones, on the next upload
+  });
+
+  it('writes no SARIF for a package that could not be analysed, and removes one left from before; exit 2', async () => {
+    // The APK aapt built, cut in half: its zip directory is gone. SARIF of such a scan would close every open alert.
+    const cut = path.join(work, 'cut.apk');
+    const bytes = fs.readFileSync(apk);
+    fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const sarifFile = path.join(work, 'cut.sarif');
+    fs.writeFileSync(sarifFile, '{"left":"from an earlier step"}');
+    const r = await runCli(uploadArgs(cut, '--sarif', sarifFile), githubEnv());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/gate failed: the package could not be analysed/);
+    expect(fs.existsSync(sarifFile)).toBe(false);
+    expect(r.outputs['scan-id']).toMatch(/^scn_/); // the scan exists and is reported; only the SARIF is withheld
   });
 
   it('prints the job claims and a rule that would admit it when the exchange is refused, never the token; exit 3', async () => {

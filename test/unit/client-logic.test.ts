@@ -13,6 +13,8 @@ import { fingerprint, toSarif } from '../../client/src/sarif';
 import { createProgress } from '../../client/src/progress';
 import { setOutputs } from '../../client/src/github';
 import type { Scan } from '../../client/src/api';
+import { jsonLine, printable } from '../../client/src/log-text';
+import { findingsTable, summaryMarkdown } from '../../client/src/report';
 
 const jws = (payload: unknown) => `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
 
@@ -44,11 +46,11 @@ describe('gate', () => {
     expect(gradeBelow('B', 'B')).toBe(false);
     expect(gradeBelow('B-', 'B')).toBe(true);
     expect(gradeBelow('A+', 'F')).toBe(false);
-    expect(evaluateGate(scan([], 'C'), 'B')).toEqual({ passed: false, reason: 'grade C is under B' });
-    expect(evaluateGate(scan([], 'A'), 'B')).toEqual({ passed: true });
+    expect(evaluateGate(scan([], 'C'), 'B')).toEqual({ passed: false, analysed: true, reason: 'grade C is under B' });
+    expect(evaluateGate(scan([], 'A'), 'B')).toEqual({ passed: true, analysed: true });
   });
   it('fails a scan that could not analyse its package, with or without a floor', () => {
-    expect(evaluateGate(scan([finding('scan.incomplete')], 'F'), undefined).passed).toBe(false);
+    expect(evaluateGate(scan([finding('scan.incomplete')], 'F'), undefined)).toMatchObject({ passed: false, analysed: false });
     expect(evaluateGate(scan([finding('package.unreadable')], 'F'), 'F').reason).toMatch(/could not be analysed/);
   });
 });
@@ -67,14 +69,18 @@ describe('Idempotency-Key', () => {
 });
 
 describe('SARIF', () => {
-  it('has one rule per finding id with the fix as help, and fingerprints independent of the scan', () => {
+  it('has one rule per finding id with the fix as help (text, never Markdown), and fingerprints independent of the scan', () => {
     const log = toSarif(scan([finding('a.one'), finding('a.one', 'low'), finding('b.two', 'medium')]), { manifestPath: 'm.xml', toolVersion: '1.0.0', informationUri: 'https://x' }) as any;
     expect(log.runs[0].tool.driver.rules.map((r: { id: string }) => r.id)).toEqual(['a.one', 'b.two']);
-    expect(log.runs[0].tool.driver.rules[0].help.text).toBe('fix a.one');
+    expect(log.runs[0].tool.driver.rules[0].help).toEqual({ text: 'fix a.one' }); // a link in it would render on GitHub
     expect(log.runs[0].results).toHaveLength(3);
     const later: Scan = { ...scan([], 'F'), id: 'scn_other' };
-    expect(fingerprint(scan([], 'A'), 'a.one')).toBe(fingerprint(later, 'a.one'));
-    expect(fingerprint(scan([]), 'a.one')).not.toBe(fingerprint(scan([], 'B', 'app_other'), 'a.one'));
+    expect(fingerprint(scan([], 'A'), finding('a.one'))).toBe(fingerprint(later, finding('a.one')));
+    expect(fingerprint(scan([]), finding('a.one'))).not.toBe(fingerprint(scan([], 'B', 'app_other'), finding('a.one')));
+  });
+  it('gives each instance of a rule its own fingerprint, so dismissing one alert never hides another', () => {
+    const insecure = (domain: string) => ({ ...finding('ios.ats-insecure-http-domain'), title: `Plain HTTP allowed for ${domain}` });
+    expect(fingerprint(scan([]), insecure('legacy.example.com'))).not.toBe(fingerprint(scan([]), insecure('exfil.example.net')));
   });
 });
 
@@ -99,5 +105,31 @@ describe('GitHub outputs', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gh-out-')), 'output');
     setOutputs({ GITHUB_OUTPUT: file }, { grade: 'B+', 'build-id': 'bld_1' });
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^grade<<(ghadelimiter_[0-9a-f-]+)\nB\+\n\1\nbuild-id<<(ghadelimiter_[0-9a-f-]+)\nbld_1\n\2\n$/);
+  });
+});
+
+describe('text from the service in a CI log', () => {
+  // A domain in the package's network rules, written to break out of its line (CONTRACT: titles quote the package).
+  const hostile = { ...finding('ios.ats-insecure-http-domain'), title: 'Plain HTTP allowed for x.example\n::error::fake\r::add-mask::grade', fix: 'Enable HTTPS on ##[stop-commands]x' };
+
+  it('prints one line per finding, where no line starts a workflow command and no ##[ remains', () => {
+    const lines = findingsTable([hostile]).join('\n').split(/\r|\n/);
+    expect(lines).toHaveLength(2); // header and the one finding
+    expect(lines.some((l) => l.startsWith('::'))).toBe(false);
+    expect(lines.join('\n')).not.toContain('##[');
+    expect(printable('a\u001b[31mred\u2028b')).toBe('a [31mred b');
+  });
+
+  it('writes --json lines whose value is unchanged and that carry neither a line break nor ##[', () => {
+    const line = jsonLine({ findings: [hostile] });
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toMatch(/[\r\n]|##\[/);
+    expect(JSON.parse(line)).toEqual({ findings: [hostile] });
+  });
+
+  it('keeps a summary table row on one line', () => {
+    const markdown = summaryMarkdown(scan([hostile]), 'bld_1', { passed: true });
+    expect(markdown.split('\n').filter((l) => l.startsWith('| high'))).toHaveLength(1);
+    expect(markdown).not.toContain('\r');
   });
 });
