@@ -66,8 +66,21 @@ function boundFindings(findings: Finding[]): Finding[] {
       .slice(0, LIMITS.findings)
       .sort((a, b) => a.i - b.i)
       .map(({ f }) => f);
-  return kept.map((f) => ({ ...f, title: clip(f.title, LIMITS.findingTitle), detail: clip(f.detail, LIMITS.findingDetail), fix: clip(f.fix, LIMITS.findingDetail) }));
+  return kept.map((f) => ({
+    ...f,
+    title: clip(oneLine(f.title), LIMITS.findingTitle),
+    detail: clip(f.detail.replace(UNPRINTABLE, ' '), LIMITS.findingDetail),
+    fix: clip(oneLine(f.fix), LIMITS.findingDetail),
+  }));
 }
+
+/**
+ * Characters package text must not bring into a finding: controls (a title is one line wherever it is shown: a CI log,
+ * where a line break could start a workflow command, an annotation, an alert) and bidirectional overrides, which would
+ * make a quoted domain read differently from what it is. A detail keeps its line breaks.
+ */
+const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const oneLine = (text: string) => text.replace(UNPRINTABLE, ' ').replace(/\n/g, ' ');
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

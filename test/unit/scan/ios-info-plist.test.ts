@@ -35,6 +35,13 @@ describe('App Transport Security details', () => {
     expect(ids(await ipa({ NSAppTransportSecurity: { NSAllowsArbitraryLoadsForMedia: true } }))).toEqual(['ios.ats-arbitrary-loads-media']);
   });
 
+  it('quotes a domain as one line of printable text, whatever control or bidi characters the package put in it', async () => {
+    const r = await ipa({ NSAppTransportSecurity: { NSExceptionDomains: { 'x.example\n::error::fake\r\u202egro.elpmaxe': { NSExceptionAllowsInsecureHTTPLoads: true } } } }, false);
+    const f = only(r, 'ios.ats-insecure-http-domain');
+    for (const text of [f.title, f.fix]) expect(text).not.toMatch(/[\u0000-\u001f\u202a-\u202e]/);
+    expect(f.title).toContain('x.example ::error::fake');
+  });
+
   it('names the domain with insecure HTTP, weak TLS or no forward secrecy', async () => {
     const r = await ipa({ NSAppTransportSecurity: { NSExceptionDomains: {
       'legacy.example.com': { NSExceptionAllowsInsecureHTTPLoads: true, NSIncludesSubdomains: true },
