@@ -38,9 +38,15 @@ class RuleRefusal extends OidcRefusal {
   }
 }
 
+/** How long a used jti is kept beyond the token's last verifiable instant. */
+export const JTI_MARGIN_S = 300;
+
 async function exchange(ctx: RequestContext, unverifiedToken: string, unverifiedAppId: string): Promise<OidcExchangeResult> {
   const { config } = ctx.deps;
-  const token = await verifyOidcToken(ctx.deps.oidcKeys, { issuer: config.oidcIssuer, audience: config.publicBaseUrl, now: ctx.clock.now() }, unverifiedToken);
+  // One reading of the clock for the check and the jti claim: a later one could judge the claim after the record
+  // expired while the check judged the token before (a replay at the very end of its life).
+  const now = ctx.clock.now();
+  const token = await verifyOidcToken(ctx.deps.oidcKeys, { issuer: config.oidcIssuer, audience: config.publicBaseUrl, now }, unverifiedToken);
   const app: AppDoc | null = await ctx.repos.apps.findById(unverifiedAppId);
   if (!app) throw new OidcRefusal('unknown_app', token.claims);
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(app._id), token.claims); // oldest first
@@ -52,10 +58,12 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
     throw new RuleRefusal('not_trusted', token.claims, evaluateRules(await ctx.repos.oidcRules.listForApp(app._id), token.claims).rules);
   }
 
-  // jti is claimed before the token is minted, and kept until exp + leeway, so a replay inside the leeway still
-  // fails; the unique id in shared storage gives exactly one winner across instances.
-  const keepUntil = new Date((token.exp + CLOCK_TOLERANCE_S) * 1000);
-  if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, ctx.clock.now(), keepUntil))) throw new OidcRefusal('replayed', token.claims);
+  // jti is claimed before the token is minted, and kept past the last instant the token could verify (exp + leeway)
+  // by JTI_MARGIN_S more, so a replay inside the leeway still fails on an instance whose clock lags the database's
+  // (MongoDB's TTL monitor deletes by the database's clock); the unique id in shared storage gives exactly one winner
+  // across instances.
+  const keepUntil = new Date((token.exp + CLOCK_TOLERANCE_S + JTI_MARGIN_S) * 1000);
+  if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, now, keepUntil))) throw new OidcRefusal('replayed', token.claims);
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
   await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(token.claims), minted.expiresAt);

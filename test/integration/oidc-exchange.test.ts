@@ -4,6 +4,9 @@
 // never the token); each jti is exchanged once, also under a race between two instances; access tokens work where
 // their scopes allow, never on rules or device operations, share one rate-limit bucket per rule, and are cut off at
 // once by deleting a rule or revoking the service key. Tokens never reach a stored document or a log line.
+import { JtiRepo } from '../../src/data/jti-repo';
+import { JTI_MARGIN_S } from '../../src/services/oidc-exchange-service';
+import { CLOCK_TOLERANCE_S } from '../../src/oidc/token-verifier';
 import { randomInt } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
@@ -282,6 +285,18 @@ describe('each jti is exchanged once', () => {
     h.clock.advance(300_000 + 50_000); // past exp, inside the tolerance
     expect((await exchange(token, appId)).status).toBe(401);
     expect((await auditOf(appId, 'oidc.denied'))[0].reason).toBe('replayed');
+  });
+
+  it('keeps an exchanged jti for a margin past exp + tolerance, so a late claim of a replay still loses', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE]);
+    const token = issuer.sign(claims({ jti: 'jti-margin' }));
+    expect((await exchange(token, appId)).status).toBe(200);
+    const exp = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).exp as number;
+    const stored = await h.deps.db.collection('oidc_used_jtis').findOne({ _id: JtiRepo.idFor(issuer.url, 'jti-margin') } as any);
+    expect(stored?.expiresAt.getTime()).toBe((exp + CLOCK_TOLERANCE_S + JTI_MARGIN_S) * 1000);
+    // A replay verified at the last instant, its claim judged by a clock up to the margin later: still refused.
+    const lastInstant = new Date((exp + CLOCK_TOLERANCE_S) * 1000);
+    expect(await h.deps.repos.jtis.claim(issuer.url, 'jti-margin', new Date(lastInstant.getTime() + (JTI_MARGIN_S - 1) * 1000), lastInstant)).toBe(false);
   });
 
   it('stores each jti until exp + tolerance, checked against the stored expiresAt', async () => {
