@@ -38,6 +38,8 @@ export interface Config {
   readonly uploadIdleTimeoutMs: number;
   /** Minimum average rate of an upload body over each window of the idle timeout (KB/s); 0 turns the check off. */
   readonly uploadMinRateKbps: number;
+  /** The longest one upload may take, however steadily its bytes arrive: it holds the artifact's lock and a slot. */
+  readonly uploadMaxDurationMs: number;
   /** Header and request timeouts of every route but the upload (which has its stall watchdog instead). */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     keyEncryptionKey,
     uploadIdleTimeoutMs: int(env, 'UPLOAD_IDLE_TIMEOUT_S', 60, 1, 3600) * 1000,
     uploadMinRateKbps: int(env, 'UPLOAD_MIN_RATE_KBPS', 4, 0, 1_000_000),
+    uploadMaxDurationMs: int(env, 'UPLOAD_MAX_MINUTES', 120, 1, 1440) * 60_000,
     headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     uploadsPerApp: int(env, 'UPLOADS_PER_APP', 4, 1, 1000),

@@ -200,11 +200,20 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
     const idleLimitMs = deps.config.uploadIdleTimeoutMs;
     const minBytesPerWindow = (deps.config.uploadMinRateKbps * 1024 * idleLimitMs) / 1000;
     let renewedAt = now();
+    const startedAt = now();
     let window = { startedAt: now(), bytesAtStart: 0 };
     // Ticks often enough to notice a stall soon after the limit; renews the lease every LOCK_RENEW_MS of service time.
     renewer = setInterval(() => {
       if (transfer.idleMs() > idleLimitMs) {
         transfer.abort(new UploadBodyError('stalled', `No byte of the body arrived for ${idleLimitMs / 1000} s; the upload was stopped.`));
+        return;
+      }
+      // A body just over the minimum rate still holds the lock and a slot for as long as its size allows (a day and a
+      // half for 500 MB at 4 KB/s): an upload also ends after UPLOAD_MAX_MINUTES.
+      const maxMs = deps.config.uploadMaxDurationMs;
+      if (now() - startedAt > maxMs) {
+        const minutes = maxMs / 60_000;
+        transfer.abort(new UploadBodyError('stalled', `The upload took longer than ${minutes} minute${minutes === 1 ? '' : 's'}; it was stopped.`));
         return;
       }
       // A body trickling a byte now and then is never idle, yet holds the artifact's lock and an upload slot for

@@ -2,7 +2,8 @@
 // which the operating system may keep for hours) is stopped with 400, leaves nothing visible and releases its lock,
 // so the client's retry of the same URL succeeds instead of meeting 409 upload_in_progress. Idleness is measured on
 // the service clock: the test advances it instead of waiting. A body that trickles (a few bytes now and then, never
-// idle) is stopped the same way once a window of the idle limit carried less than UPLOAD_MIN_RATE_KBPS.
+// idle) is stopped the same way once a window of the idle limit carried less than UPLOAD_MIN_RATE_KBPS, and one that
+// keeps a steady pace is stopped after UPLOAD_MAX_MINUTES.
 import http from 'node:http';
 import { startHarness, type Harness } from '../support/harness';
 import { UploadLocksRepo } from '../../src/uploads/upload-locks-repo';
@@ -114,3 +115,42 @@ async function advanceUntilSlow<T>(pending: Promise<T>, stepMs: number): Promise
   }
   return pending;
 }
+
+it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES', async () => {
+  // An instance of its own: one minute at most, no minimum rate, the default idle limit (60 s).
+  const own = await startHarness({ env: { UPLOAD_MAX_MINUTES: '1', UPLOAD_MIN_RATE_KBPS: '0' } });
+  const { appId } = await own.newApp('scale');
+  const ownKey = (await own.newKey(appId, ['builds:write', 'builds:read'])).key;
+  const { bytes, sha256 } = artifactBytes(256 * 1024);
+  const build = await createBuildWithArtifact(own, ownKey, bytes, sha256);
+  const req = http.request(build.artifact.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } });
+  req.on('error', () => undefined);
+  let offset = 0;
+  const drip = setInterval(() => {
+    if (offset < bytes.length) req.write(bytes.subarray(offset, (offset += 256)));
+  }, 50);
+  const answer = new Promise<{ status: number; body: any }>((resolve) =>
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    }),
+  );
+  try {
+    // 10 s of service time per 300 ms of real time: bytes arrive between every two steps, so it is never idle.
+    let settled = false;
+    void answer.finally(() => (settled = true));
+    for (let i = 0; i < 20 && !settled; i++) {
+      own.clock.advance(10_000);
+      await Promise.race([answer, new Promise((resolve) => setTimeout(resolve, 300))]);
+    }
+    const stopped = await answer;
+    expect(stopped.status).toBe(400);
+    expect(stopped.body.detail).toBe('The upload took longer than 1 minute; it was stopped. The artifact stays pending; the same URL may be used again.');
+    expect(offset).toBeLessThan(bytes.length); // it was still sending
+  } finally {
+    clearInterval(drip);
+    req.destroy();
+    await own.close();
+  }
+});
