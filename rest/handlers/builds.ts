@@ -56,7 +56,7 @@ export const createUploadUrl: Handler = async (req, res, ctx) => {
  */
 export const uploadBuildArtifact: Handler = async (req, res, ctx) => {
   try {
-    const uploaded = await receiveUpload(ctx, pathParams(req).token, req);
+    const uploaded = await receiveUpload(ctx, pathParams(req).token, req, req.ip ?? 'unknown');
     const view = await toBuildView(ctx, uploaded);
     const scans = await scansOfBuild(ctx, view);
     res.status(200).json(toRest({ ...view, scans }));

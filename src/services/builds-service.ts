@@ -10,6 +10,7 @@ import { UPLOAD_URL_TTL_MS, verifyUploadToken } from '../uploads/upload-token';
 import { UploadBodyError } from '../uploads/verifying-stream';
 import { streamToStore } from '../uploads/stream-to-store';
 import { acquireUploadBudget } from '../uploads/upload-budget';
+import { failedUploadTokens } from '../uploads/failed-upload-tokens';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import { scanSummariesOfBuild } from './scans-service';
 import type { BuildProvenance } from './builds/provenance';
@@ -168,10 +169,16 @@ function refusal(error: unknown): unknown {
  * the lock refuses a concurrent one (409 upload_in_progress), and the final transition is one conditional update
  * (a later one: 409 artifact_already_uploaded).
  */
-export async function receiveUpload(ctx: RequestContext, unverifiedToken: string, body: IncomingMessage): Promise<BuildDoc> {
+export async function receiveUpload(ctx: RequestContext, unverifiedToken: string, body: IncomingMessage, clientAddress: string): Promise<BuildDoc> {
   const deps = ctx.deps;
+  const failures = failedUploadTokens(deps);
+  const invalid = () => new DomainError('upload_url_invalid', 'The upload URL is invalid or expired.');
+  if (failures.blocked(clientAddress)) throw invalid(); // the same answer, without a look
   const grant = await verifyUploadToken(deps.signingKeys, unverifiedToken);
-  if (!grant) throw new DomainError('upload_url_invalid', 'The upload URL is invalid or expired.');
+  if (!grant) {
+    await failures.record(clientAddress);
+    throw invalid();
+  }
   const before = await deps.repos.builds.findById(grant.appId, grant.buildId);
   if (!before?.artifact) throw notFound('Build');
   if (before.artifact.sizeBytes !== grant.sizeBytes || before.artifact.sha256 !== grant.sha256) {

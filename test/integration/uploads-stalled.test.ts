@@ -3,11 +3,13 @@
 // so the client's retry of the same URL succeeds instead of meeting 409 upload_in_progress. Idleness is measured on
 // the service clock: the test advances it instead of waiting. A body that trickles (a few bytes now and then, never
 // idle) is stopped the same way once a window of the idle limit carried less than UPLOAD_MIN_RATE_KBPS, and one that
-// keeps a steady pace is stopped after UPLOAD_MAX_MINUTES.
+// keeps a steady pace is stopped after UPLOAD_MAX_MINUTES. An address whose upload URLs keep failing their check is
+// refused without a look for the rest of the minute.
 import http from 'node:http';
 import { startHarness, type Harness } from '../support/harness';
 import { UploadLocksRepo } from '../../src/uploads/upload-locks-repo';
 import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
+import { FAILED_UPLOAD_TOKENS_PER_MINUTE } from '../../src/uploads/failed-upload-tokens';
 
 let h: Harness;
 let key: string;
@@ -117,8 +119,8 @@ async function advanceUntilSlow<T>(pending: Promise<T>, stepMs: number): Promise
 }
 
 it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES', async () => {
-  // An instance of its own: one minute at most, no minimum rate, the default idle limit (60 s).
-  const own = await startHarness({ env: { UPLOAD_MAX_MINUTES: '1', UPLOAD_MIN_RATE_KBPS: '0' } });
+  // An instance of its own: one minute at most, no minimum rate, an idle limit of 4 s (its watchdog ticks each second).
+  const own = await startHarness({ env: { UPLOAD_MAX_MINUTES: '1', UPLOAD_MIN_RATE_KBPS: '0', UPLOAD_IDLE_TIMEOUT_S: '4' }, jobs: false });
   const { appId } = await own.newApp('scale');
   const ownKey = (await own.newKey(appId, ['builds:write', 'builds:read'])).key;
   const { bytes, sha256 } = artifactBytes(256 * 1024);
@@ -137,12 +139,12 @@ it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES'
     }),
   );
   try {
-    // 10 s of service time per 300 ms of real time: bytes arrive between every two steps, so it is never idle.
+    // 2 s of service time per 100 ms of real time: bytes arrive between every two steps, so it is never idle.
     let settled = false;
     void answer.finally(() => (settled = true));
-    for (let i = 0; i < 20 && !settled; i++) {
-      own.clock.advance(10_000);
-      await Promise.race([answer, new Promise((resolve) => setTimeout(resolve, 300))]);
+    for (let i = 0; i < 60 && !settled; i++) {
+      own.clock.advance(2_000);
+      await Promise.race([answer, new Promise((resolve) => setTimeout(resolve, 100))]);
     }
     const stopped = await answer;
     expect(stopped.status).toBe(400);
@@ -153,4 +155,19 @@ it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES'
     req.destroy();
     await own.close();
   }
+});
+
+it('refuses an address whose upload URLs keep failing their check without looking, for the rest of the minute', async () => {
+  const { bytes, sha256 } = artifactBytes(1024);
+  const build = await createBuildWithArtifact(h, key, bytes, sha256);
+  const url: string = build.artifact.uploadUrl;
+  const forged = url.replace(/\/v1\/uploads\/.*$/, '/v1/uploads/eyJhbGciOiJFUzI1NiIsImtpZCI6Im5vbmUiLCJ0eXAiOiJ1cGxvYWQifQ.e30.c2ln');
+  const flooder = { 'x-forwarded-for': '203.0.113.77' };
+  for (let i = 0; i < FAILED_UPLOAD_TOKENS_PER_MINUTE; i++) expect((await put(forged, bytes, { headers: flooder })).status).toBe(403);
+  // Past the count, even a valid URL from that address gets the same 403: it is no longer checked.
+  const refused = await put(url, bytes, { headers: flooder });
+  expect(refused.status).toBe(403);
+  expect(refused.body.code).toBe('upload_url_invalid');
+  // Other addresses are not affected, and the address is checked again once its minute is over.
+  expect((await put(url, bytes, { headers: { 'x-forwarded-for': '203.0.113.78' } })).status).toBe(200);
 });

@@ -18,6 +18,8 @@ export interface PutOptions {
   stallAfter?: number;
   /** Called once the bytes before the stall are written. */
   onStalled?: () => void;
+  /** More request headers (e.g. X-Forwarded-For, which the test server trusts from loopback). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -28,7 +30,7 @@ export function put(url: string, body: Buffer, opts: PutOptions = {}): Promise<P
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'PUT',
-      headers: { 'content-type': opts.contentType ?? 'application/octet-stream', 'content-length': String(body.length) },
+      headers: { 'content-type': opts.contentType ?? 'application/octet-stream', 'content-length': String(body.length), ...opts.headers },
     });
     let answered = false;
     req.on('response', (res) => {

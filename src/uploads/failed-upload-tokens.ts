@@ -1,0 +1,43 @@
+import type { Deps } from '../deps';
+
+/**
+ * Upload URLs that fail their check, per client address and minute, before that address's next ones are refused
+ * without a look: the upload route carries no credential and no rate limit (CONTRACT.md), and every token checked
+ * costs a signing-key lookup and a signature verification. A CI job makes a few uploads a minute, with URLs that pass.
+ */
+export const FAILED_UPLOAD_TOKENS_PER_MINUTE = 30;
+
+/**
+ * Addresses over that count are remembered on this instance until their window ends, so their requests cost no
+ * database read at all; the count itself is shared by every instance (the rate limiter's store).
+ */
+class FailedUploadTokens {
+  private readonly blockedUntil = new Map<string, number>();
+  constructor(private readonly deps: Deps) {}
+
+  /** True while this address is refused without a look. */
+  blocked(address: string): boolean {
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return false;
+    if (until > performance.now()) return true;
+    this.blockedUntil.delete(address);
+    return false;
+  }
+
+  /** Counts one failed check of this address's; at the limit, refuses the address until its window ends. */
+  async record(address: string): Promise<void> {
+    const decision = await this.deps.limiter.consume(`upload-token:${address}`, FAILED_UPLOAD_TOKENS_PER_MINUTE);
+    if (decision.allowed && decision.remaining > 0) return;
+    if (this.blockedUntil.size > 10_000) this.blockedUntil.clear(); // bounded: at worst an address is counted again
+    this.blockedUntil.set(address, performance.now() + Math.max(1, decision.resetSeconds) * 1000);
+  }
+}
+
+const instances = new WeakMap<Deps, FailedUploadTokens>();
+
+/** The instance's record, one per set of dependencies (one per process in production, one per test harness). */
+export function failedUploadTokens(deps: Deps): FailedUploadTokens {
+  let record = instances.get(deps);
+  if (!record) instances.set(deps, (record = new FailedUploadTokens(deps)));
+  return record;
+}
