@@ -38,7 +38,8 @@ export class WebhookSpikesRepo {
   async addOpened(webhookId: string, minuteStart: Date, n: number): Promise<number> {
     const doc = await this.col.findOneAndUpdate(
       { _id: `${webhookId}:threat.opened:${minuteStart.getTime()}` },
-      { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(minuteStart.getTime() + 24 * 3600_000) } },
+      // Only read during its minute: gone an hour later.
+      { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(minuteStart.getTime() + 3600_000) } },
       { upsert: true, returnDocument: 'after' },
     );
     return doc?.count ?? n;
