@@ -36,6 +36,34 @@ async function advanceUntil<T>(pending: Promise<T>, stepMs: number): Promise<T> 
   return pending;
 }
 
+/**
+ * A PUT whose body goes out 256 bytes every `everyMs` of real time. `answer` settles with the service's answer; `sent()`
+ * is how many bytes went out; `stop()` ends the drip and the connection.
+ */
+function drippingPut(url: string, bytes: Buffer, everyMs: number) {
+  const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } });
+  req.on('error', () => undefined); // the server answers and closes while bytes are still going out
+  let offset = 0;
+  const drip = setInterval(() => {
+    if (offset < bytes.length) req.write(bytes.subarray(offset, (offset += 256)));
+  }, everyMs);
+  const answer = new Promise<{ status: number; body: any }>((resolve) =>
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+    }),
+  );
+  return {
+    answer,
+    sent: () => offset,
+    stop: () => {
+      clearInterval(drip);
+      req.destroy();
+    },
+  };
+}
+
 it('stops an upload whose client went silent, and the same URL works again at once', async () => {
   const { bytes, sha256 } = artifactBytes(2 * 1024 * 1024);
   const build = await createBuildWithArtifact(h, key, bytes, sha256);
@@ -75,19 +103,8 @@ it('stops an upload that trickles under the minimum rate, and the same URL works
   const url: string = build.artifact.uploadUrl;
 
   // 256 bytes every 100 ms of real time: never idle for the 1 s limit, far under 4 KB per window of it.
-  const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } });
-  req.on('error', () => undefined); // the server answers and closes while bytes are still going out
-  let offset = 0;
-  const drip = setInterval(() => {
-    if (offset < bytes.length) req.write(bytes.subarray(offset, (offset += 256)));
-  }, 100);
-  const answer = new Promise<{ status: number; body: any }>((resolve) =>
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    }),
-  );
+  const upload = drippingPut(url, bytes, 100);
+  const answer = upload.answer;
   try {
     await untilLocked(build.id);
     // Half a window of service time per 150 ms of real time: a chunk always arrives between two steps.
@@ -98,8 +115,7 @@ it('stops an upload that trickles under the minimum rate, and the same URL works
       detail: 'The body arrived at less than 4 KB/s for 1 s; the upload was stopped. The artifact stays pending; the same URL may be used again.',
     });
   } finally {
-    clearInterval(drip);
-    req.destroy();
+    upload.stop();
   }
   const doc = await h.deps.repos.builds.findById(build.appId, build.id);
   expect(doc!.artifact!.status).toBe('pending');
@@ -125,19 +141,8 @@ it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES'
   const ownKey = (await own.newKey(appId, ['builds:write', 'builds:read'])).key;
   const { bytes, sha256 } = artifactBytes(256 * 1024);
   const build = await createBuildWithArtifact(own, ownKey, bytes, sha256);
-  const req = http.request(build.artifact.uploadUrl, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } });
-  req.on('error', () => undefined);
-  let offset = 0;
-  const drip = setInterval(() => {
-    if (offset < bytes.length) req.write(bytes.subarray(offset, (offset += 256)));
-  }, 50);
-  const answer = new Promise<{ status: number; body: any }>((resolve) =>
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    }),
-  );
+  const upload = drippingPut(build.artifact.uploadUrl, bytes, 50);
+  const answer = upload.answer;
   try {
     // 2 s of service time per 100 ms of real time: bytes arrive between every two steps, so it is never idle.
     let settled = false;
@@ -149,10 +154,9 @@ it('stops an upload that keeps a steady pace for longer than UPLOAD_MAX_MINUTES'
     const stopped = await answer;
     expect(stopped.status).toBe(400);
     expect(stopped.body.detail).toBe('The upload took longer than 1 minute; it was stopped. The artifact stays pending; the same URL may be used again.');
-    expect(offset).toBeLessThan(bytes.length); // it was still sending
+    expect(upload.sent()).toBeLessThan(bytes.length); // it was still sending
   } finally {
-    clearInterval(drip);
-    req.destroy();
+    upload.stop();
     await own.close();
   }
 });
