@@ -7,6 +7,7 @@ import { buildProblem, sendProblem } from '../problem';
 import { requestState } from '../state';
 import type { OperationInfo } from '../spec';
 import { pathParams } from '../request';
+import { replayable, storable } from '../stored-answers';
 
 const LEASE_MS = 60_000;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -88,7 +89,7 @@ export function idempotency(deps: Deps): RequestHandler {
       case 'replay': {
         for (const [name, value] of Object.entries(outcome.response.headers)) res.setHeader(name, value);
         res.setHeader('Idempotent-Replayed', 'true');
-        res.status(outcome.response.status).send(outcome.response.body);
+        res.status(outcome.response.status).send(await replayable(deps, outcome.response.body, now));
         return;
       }
       case 'claimed':
@@ -107,7 +108,7 @@ export function idempotency(deps: Deps): RequestHandler {
         const value = res.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      const stored: StoredResponse = { status: res.statusCode, headers, body: Buffer.isBuffer(body) ? body.toString('utf8') : body };
+      const stored: StoredResponse = { status: res.statusCode, headers, body: storable(Buffer.isBuffer(body) ? body.toString('utf8') : body) };
       const update = worthStoring(stored.status) ? deps.repos.idempotency.complete(id, stored) : deps.repos.idempotency.release(id);
       update
         .catch((err) => state.logger.error({ err }, 'idempotency record update failed'))

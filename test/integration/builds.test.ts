@@ -5,6 +5,7 @@
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { artifactBytes, createBuildWithArtifact, tokenOf } from './uploads-support';
 import { untyped } from './uploads-support';
+import { verifyUploadToken } from '../../src/uploads/upload-token';
 
 let h: Harness;
 let appId: string;
@@ -99,7 +100,14 @@ it('replays an idempotent createBuild, and refuses the key with another body', a
   const second = await post(body, { 'idempotency-key': 'build-replay-1' });
   expect(second.status).toBe(201);
   expect(second.headers.get('idempotent-replayed')).toBe('true');
-  expect((await second.json().then(untyped)).id).toBe(original.id);
+  const replayed = await second.json().then(untyped);
+  expect(replayed.id).toBe(original.id);
+  // The stored answer holds no upload URL (a bearer credential); the replay signs one for the same build and window.
+  const stored = await h.deps.db.collection('idempotency_keys').find({ appId: original.appId }).toArray();
+  expect(JSON.stringify(stored)).not.toContain('/v1/uploads/');
+  expect(replayed.artifact.uploadUrlExpiresAt).toBe(original.artifact.uploadUrlExpiresAt);
+  const grant = await verifyUploadToken(h.deps.signingKeys, replayed.artifact.uploadUrl.split('/v1/uploads/')[1]);
+  expect(grant).toEqual({ buildId: original.id, appId: original.appId, sizeBytes: 99, sha256: SHA });
   const other = await post({ ...body, version: '5.1' }, { 'idempotency-key': 'build-replay-1' });
   expect(other.status).toBe(422);
   expect((await other.json().then(untyped)).code).toBe('idempotency_key_reused');

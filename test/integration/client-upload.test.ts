@@ -15,6 +15,10 @@ import { startCuttingProxy, type CuttingProxy } from '../support/client-cutting-
 import { digestFile } from '../../client/src/file-digest';
 import { idempotencyKey } from '../../client/src/commit';
 import { createApiClient } from '../../client/src/api';
+import { uploadArtifact } from '../../client/src/upload';
+import { createProgress } from '../../client/src/progress';
+import { apiKeyCredential } from '../../client/src/credentials';
+import { PassThrough } from 'node:stream';
 import { githubOidcCredential } from '../../client/src/credentials';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
@@ -234,15 +238,32 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     const registered = await h.api('/v1/builds', { method: 'POST', headers: { ...json(writer.key), 'idempotency-key': key }, body: JSON.stringify(body) });
     expect(registered.status).toBe(201);
     const buildId = (await readJson(registered)).id;
+    // Another build of the same package, whose URL a client holds from before.
+    const held = await readJson(await h.api('/v1/builds', { method: 'POST', headers: json(writer.key), body: JSON.stringify({ ...body, version: '2.4.2' }) }));
     const before = await buildsOfApp();
     h.clock.advance(16 * 60 * 1000);
 
+    // This runner's clock says the held URL is still good, the service's that it expired: the PUT is refused with a
+    // 403 and the connection closed; the client sees the answer or the reset, depending on how far the body got, and
+    // either way asks for a fresh URL and starts again.
+    const lines: string[] = [];
+    await uploadArtifact({
+      api: createApiClient(h.baseUrl),
+      credential: apiKeyCredential(writer.key),
+      build: held,
+      file: bigApk,
+      progress: createProgress(digest.sizeBytes, new PassThrough().resume(), false),
+      log: (line) => lines.push(line),
+    });
+    expect(lines.join('\n')).toMatch(/(upload URL expired|connection broke).*; starting again with a fresh URL/);
+    expect((await h.deps.repos.builds.findById(appId, held.id))?.artifact?.status).toBe('uploaded');
+
+    // The retried step: its registration is replayed without the expired URL (a replay signs the stored URL again
+    // only within its window), so the client asks for a fresh one before sending anything.
     const retried = await runCli(uploadArgs(bigApk, '--wait'), env);
     expect(retried.code).toBe(0);
     expect(retried.stdout).toContain('already registered by this run');
-    // The service refuses the expired URL with a 403 and closes the connection; the client sees the answer or the
-    // reset, depending on how far the body got, and either way asks for a fresh URL.
-    expect(retried.stderr).toMatch(/(upload URL expired|connection broke).*; starting again with a fresh URL/);
+    expect(retried.stderr).not.toMatch(/starting again/);
     expect(retried.outputs['build-id']).toBe(buildId);
     const stored = await h.deps.repos.builds.findById(appId, buildId);
     expect(stored?.artifact?.status).toBe('uploaded');
