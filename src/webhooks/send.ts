@@ -30,7 +30,7 @@ export async function resolveAllowed(hostname: string, allowLoopback: boolean): 
 }
 
 /** Resolves within `ms` or fails: a name server that never answers must not hold a sender past its attempt's budget. */
-function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+export function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out after 10 s')), ms)));
   return Promise.race([work, late]).finally(() => clearTimeout(timer));

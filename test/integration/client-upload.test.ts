@@ -299,6 +299,27 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect((await h.deps.repos.builds.findById(appId, r.outputs['build-id']))?.artifact?.status).toBe('uploaded');
   });
 
+  it('uploads with a URL just issued even when this runner\'s clock says it has expired (the service\'s clock decides)', async () => {
+    // A service whose clock is 20 minutes behind the runner's: every URL it issues (15 minutes) looks expired here.
+    const behind = await startHarness({ now: new Date(Date.now() - 20 * 60_000), jobs: false });
+    try {
+      const { appId: ownApp } = await behind.newApp('scale');
+      const { key } = await behind.newKey(ownApp, ['builds:write', 'builds:read']);
+      const digest = await digestFile(apk);
+      const res = await behind.api('/v1/builds', { method: 'POST', headers: json(key), body: JSON.stringify({ platform: 'android', version: '1.0.0', artifact: digest }) });
+      const build = await readJson(res);
+      expect(Date.parse(build.artifact.uploadUrlExpiresAt)).toBeLessThan(Date.now());
+      const renewals: number[] = [];
+      const api = createApiClient(behind.baseUrl);
+      api.use({ onRequest: ({ request }) => void (request.url.endsWith('/upload-url') && renewals.push(1)) });
+      await uploadArtifact({ api, credential: apiKeyCredential(key), build, file: apk, progress: createProgress(digest.sizeBytes, new PassThrough().resume(), false), log: () => undefined });
+      expect(renewals).toHaveLength(1); // the held URL looked expired: one fresh URL, used as issued
+      expect((await behind.deps.repos.builds.findById(ownApp, build.id))?.artifact?.status).toBe('uploaded');
+    } finally {
+      await behind.close();
+    }
+  });
+
   it('uses SHIELDGATE_API_KEY when set, without asking GitHub for a token', async () => {
     const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read']);
     const asked = github.requests.length;

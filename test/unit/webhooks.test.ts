@@ -4,7 +4,7 @@
 // No traffic leaves the machine: literal addresses are checked without DNS.
 import { createHmac } from 'node:crypto';
 import { isPublicAddress } from '../../src/webhooks/address-policy';
-import { resolveAllowed, RefusedAddressError } from '../../src/webhooks/send';
+import { resolveAllowed, RefusedAddressError, withinMs } from '../../src/webhooks/send';
 import { newWebhookSecret, secretBytes, signDelivery } from '../../src/webhooks/signature';
 
 it.each([
@@ -66,4 +66,9 @@ it('signs as Standard Webhooks specifies and accepts only canonical whsec_ secre
   expect(secretBytes(`whsec_${Buffer.alloc(23, 1).toString('base64')}`)).toBeNull();
   expect(secretBytes(`whsec_${Buffer.alloc(65, 1).toString('base64')}`)).toBeNull();
   expect(secretBytes(Buffer.alloc(32, 1).toString('base64'))).toBeNull();
+});
+
+it('ends a name resolution that never answers within the attempt budget, and passes one that does', async () => {
+  await expect(withinMs(new Promise(() => undefined), 50)).rejects.toThrow('timed out after 10 s');
+  await expect(withinMs(Promise.resolve({ address: '93.184.216.34', family: 4 }), 50)).resolves.toEqual({ address: '93.184.216.34', family: 4 });
 });
