@@ -32,3 +32,16 @@ export interface Deps {
   /** The one executable schema: /graphql serves it, the REST facade executes documents against it in-process. */
   schema: GraphQLSchema;
 }
+
+/**
+ * State an instance keeps in memory beside its dependencies (uploads and exports in flight, addresses refused): one
+ * per set of dependencies, made on first use. One per process in production, one per test harness.
+ */
+export function perInstance<T>(make: (deps: Deps) => T): (deps: Deps) => T {
+  const made = new WeakMap<Deps, T>();
+  return (deps) => {
+    let value = made.get(deps);
+    if (value === undefined) made.set(deps, (value = make(deps)));
+    return value;
+  };
+}

@@ -22,26 +22,21 @@ export class WebhookSpikesRepo {
   }
 
   /** Adds `n` to the bucket's counter; returns the count after the increment (increments are atomic). */
-  async add(appId: string, detection: string, bucketStart: Date, n: number): Promise<number> {
-    const doc = await this.col.findOneAndUpdate(
-      { _id: `${appId}:${detection}:${bucketStart.getTime()}` },
-      { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(bucketStart.getTime() + 24 * 3600_000) } },
-      { upsert: true, returnDocument: 'after' },
-    );
-    return doc?.count ?? n;
+  add(appId: string, detection: string, bucketStart: Date, n: number): Promise<number> {
+    return this.increment(`${appId}:${detection}:${bucketStart.getTime()}`, n, new Date(bucketStart.getTime() + 24 * 3600_000));
   }
 
   /**
    * Adds `n` to a webhook's counter of threat.opened deliveries queued in the minute starting at `minuteStart`; returns
-   * the count after the increment. Kept beside the spike counters: the same atomic counter, a different key.
+   * the count after the increment. Kept beside the spike counters: the same atomic counter, a different key, and gone
+   * an hour later (only read during its minute).
    */
-  async addOpened(webhookId: string, minuteStart: Date, n: number): Promise<number> {
-    const doc = await this.col.findOneAndUpdate(
-      { _id: `${webhookId}:threat.opened:${minuteStart.getTime()}` },
-      // Only read during its minute: gone an hour later.
-      { $inc: { count: n }, $setOnInsert: { expiresAt: new Date(minuteStart.getTime() + 3600_000) } },
-      { upsert: true, returnDocument: 'after' },
-    );
+  addOpened(webhookId: string, minuteStart: Date, n: number): Promise<number> {
+    return this.increment(`${webhookId}:threat.opened:${minuteStart.getTime()}`, n, new Date(minuteStart.getTime() + 3600_000));
+  }
+
+  private async increment(id: string, n: number, expiresAt: Date): Promise<number> {
+    const doc = await this.col.findOneAndUpdate({ _id: id }, { $inc: { count: n }, $setOnInsert: { expiresAt } }, { upsert: true, returnDocument: 'after' });
     return doc?.count ?? n;
   }
 

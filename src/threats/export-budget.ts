@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import { perInstance } from '../deps';
 import { DomainError } from '../errors';
 
 /** Exports of one app running at once on an instance: a SIEM back-fill needs one; a second covers a retry. */
@@ -40,11 +40,5 @@ class RunningExports {
   }
 }
 
-const instances = new WeakMap<Deps, RunningExports>();
-
-/** The instance's running exports, one per set of dependencies (one per process in production, one per test harness). */
-export function runningExports(deps: Deps): RunningExports {
-  let running = instances.get(deps);
-  if (!running) instances.set(deps, (running = new RunningExports()));
-  return running;
-}
+/** The instance's running exports. */
+export const runningExports = perInstance(() => new RunningExports());

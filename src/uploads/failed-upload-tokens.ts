@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import { perInstance, type Deps } from '../deps';
 
 /**
  * Upload URLs that fail their check, per client address and minute, before that address's next ones are refused
@@ -33,11 +33,5 @@ class FailedUploadTokens {
   }
 }
 
-const instances = new WeakMap<Deps, FailedUploadTokens>();
-
-/** The instance's record, one per set of dependencies (one per process in production, one per test harness). */
-export function failedUploadTokens(deps: Deps): FailedUploadTokens {
-  let record = instances.get(deps);
-  if (!record) instances.set(deps, (record = new FailedUploadTokens(deps)));
-  return record;
-}
+/** The instance's record. */
+export const failedUploadTokens = perInstance((deps) => new FailedUploadTokens(deps));

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import { perInstance, type Deps } from '../deps';
 import { DomainError } from '../errors';
 
 /** What a refused upload is asked to wait: long enough for a small upload to finish, short for a CI retry loop. */
@@ -24,17 +24,8 @@ export class InstanceUploads {
   }
 }
 
-const instances = new WeakMap<Deps, InstanceUploads>();
-
-/** The instance's counter, one per set of dependencies (one per process in production, one per test harness). */
-export function instanceUploads(deps: Deps): InstanceUploads {
-  let counter = instances.get(deps);
-  if (!counter) {
-    counter = new InstanceUploads(deps.config.uploadsPerInstance);
-    instances.set(deps, counter);
-  }
-  return counter;
-}
+/** The instance's counter. */
+export const instanceUploads = perInstance((deps) => new InstanceUploads(deps.config.uploadsPerInstance));
 
 /** The slots of an app are upload locks named `slot:<app>:<n>`: build ids (`bld_...`) never take that shape. */
 const slotId = (appId: string, n: number) => `slot:${appId}:${n}`;
