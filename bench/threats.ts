@@ -15,9 +15,9 @@
 // seconds (a device reporting one detection several times in a flush), 2% repeat one of an earlier batch within
 // 5 minutes (merges that need a lookup). BENCH_EVENTS changes the count, BENCH_EXPIRED the 100,000 expired threats;
 // MONGODB_URI uses that server instead of a FerretDB of our own; BENCH_ONLY=eventIds runs the eventId rounds alone
-// (BENCH_ID_ROUNDS of them, default 3). The deep page's cursor is minted for the 50,000th threat exactly as the
-// service mints it; BENCH_WALK=1 follows 1,999 cursors to it instead (slow where the server
-// scans, as FerretDB on SQLite does).
+// (BENCH_ID_ROUNDS of them, default 3); eventIds are UUIDv7s (time-ordered), random UUIDs with
+// BENCH_EVENT_IDS=random. The deep page's cursor is minted for the 50,000th threat exactly as the service mints it;
+// BENCH_WALK=1 follows 1,999 cursors to it instead (slow where the server scans, as FerretDB on SQLite does).
 // Run: npm run bench:threats
 import os from 'node:os';
 import { MongoClient, type Collection } from 'mongodb';
@@ -62,6 +62,25 @@ interface BenchEvent {
   appVersion: string;
   occurredAt: string;
   deviceId: string;
+}
+
+/**
+ * The eventId of each event of `batches`, as an SDK makes them: a UUIDv7 from the time the event occurred (the
+ * contract's suggestion: ids that sort by time), or with BENCH_EVENT_IDS=random a random UUID (version 4), to show
+ * what a client whose ids do not sort by time costs. Deterministic, so rounds ingest the same ids.
+ */
+function eventIdsFor(batches: BenchEvent[][]): string[][] {
+  const rand = rng(7);
+  const hex = (digits: number) => Array.from({ length: digits }, () => Math.floor(rand() * 16).toString(16)).join('');
+  const variant = () => (8 + Math.floor(rand() * 4)).toString(16);
+  const random = process.env.BENCH_EVENT_IDS === 'random';
+  return batches.map((batch) =>
+    batch.map((e) => {
+      if (random) return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant()}${hex(3)}-${hex(12)}`;
+      const ms = Date.parse(e.occurredAt).toString(16).padStart(12, '0');
+      return `${ms.slice(0, 8)}-${ms.slice(8)}-7${hex(3)}-${variant()}${hex(3)}-${hex(12)}`;
+    }),
+  );
 }
 
 /** Deterministic pseudo-random numbers, so two runs ingest the same events. */
@@ -169,9 +188,9 @@ async function serviceOnly(client: MongoClient, uri: string, batches: BenchEvent
   try {
     const appDoc = await createApp(deps, { name: 'bench-service', plan: 'enterprise' });
     const ctx = createContext(deps, { kind: 'api_key', appId: appDoc._id, org: appDoc.org, plan: 'enterprise', keyId: 'bench', mode: 'live', scopes: ['events:ingest'], expiresAt: null });
-    let serial = 0;
-    const inputs = batches.map((batch) =>
-      batch.map((e): SecurityEventInput => ({ ...e, buildId: null, occurredAt: new Date(e.occurredAt), ...(withEventIds ? { eventId: `bench-event-${serial++}` } : {}) })),
+    const ids = eventIdsFor(batches);
+    const inputs = batches.map((batch, b) =>
+      batch.map((e, i): SecurityEventInput => ({ ...e, buildId: null, occurredAt: new Date(e.occurredAt), ...(withEventIds ? { eventId: ids[b][i] } : {}) })),
     );
     return await timed(() => inFlight(inputs, IN_FLIGHT, async (batch) => void (await ingestEvents(ctx, batch))));
   } finally {
@@ -191,8 +210,8 @@ async function overHttp(client: MongoClient, uri: string, batches: BenchEvent[][
   try {
     const appDoc = await createApp(deps, { name: 'bench-http', plan: 'enterprise' });
     const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
-    let serial = 0;
-    const bodies = batches.map((batch) => JSON.stringify({ events: batch.map((e) => (withEventIds ? { ...e, eventId: `bench-http-event-${serial++}` } : e)) }));
+    const ids = eventIdsFor(batches);
+    const bodies = batches.map((batch, b) => JSON.stringify({ events: batch.map((e, i) => (withEventIds ? { ...e, eventId: ids[b][i] } : e)) }));
     let accepted = 0;
     const ms = await timed(() =>
       inFlight(bodies, IN_FLIGHT, async (body) => {
@@ -225,8 +244,9 @@ async function main(): Promise<void> {
     const batches = generate(EVENTS, start);
     console.log(`database: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB (own, SQLite)'}; ${EVENTS} events in ${batches.length} batches, ${IN_FLIGHT} in flight; load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
 
-    const floorMs = await floor(client, batches, appDoc._id, deps.deviceIdKey, clock.now());
-    const serviceMs = await serviceOnly(client, mongo.uri, batches, clock);
+    const idsOnly = process.env.BENCH_ONLY === 'eventIds';
+    const floorMs = idsOnly ? 0 : await floor(client, batches, appDoc._id, deps.deviceIdKey, clock.now());
+    const serviceMs = idsOnly ? 0 : await serviceOnly(client, mongo.uri, batches, clock);
     // With eventIds against without, in alternating rounds (without/with, with/without, ...), over HTTP and in-process.
     const roundBatches = generate(ID_ROUND_EVENTS, start);
     const roundEvents = ID_ROUND_EVENTS;
@@ -241,7 +261,7 @@ async function main(): Promise<void> {
         console.log(`eventIds round ${round + 1} ${way === 'http' ? 'over HTTP ' : 'in-process'}: without ${rate(false)} events/s, with ${rate(true)} events/s: ${fmt(idRatios[way][round], 2)}`);
       }
     }
-    if (process.env.BENCH_ONLY === 'eventIds') {
+    if (idsOnly) {
       console.log(`with eventIds / without: over HTTP ${fmt(median(idRatios.http), 2)}, in-process ${fmt(median(idRatios.inProcess), 2)} (medians of ${ID_ROUNDS} rounds)`);
       return;
     }

@@ -10,7 +10,7 @@ import { ensureIndexes } from './db';
  * costs by the field (measured: 100 claims of two fields 2.1 ms against 3.3 ms with appId and expiresAt as well).
  */
 export interface ThreatEventIdDoc {
-  _id: string; // evt_<hex>, derived from (appId, eventId)
+  _id: string; // `${appId}:${eventId}` (claimIdFor)
   claimedAt: Date;
 }
 

@@ -658,7 +658,7 @@ export interface components {
             occurredAt: string;
             /** @description Stored only as a keyed hash; never returned. */
             deviceId: string;
-            /** @description Client-generated id of the event. An event whose id was already ingested for the app in the last 24 hours is acknowledged and not counted again, so a batch can be retried safely after a timeout. */
+            /** @description Client-generated id of the event. An event whose id was already ingested for the app in the last 24 hours is acknowledged and not counted again, so a batch can be retried safely after a timeout. Ids that sort by the time they were made, such as a UUIDv7 or a ULID, are the cheapest for the service to keep. */
             eventId?: string;
         };
         EventBatch: {
