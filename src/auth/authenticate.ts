@@ -6,7 +6,6 @@ import { staffExpiry } from '../data/staff-repo';
 import { isScope } from './scopes';
 import type { Principal } from './principal';
 import { verifyAccessToken } from '../oidc/access-tokens';
-import { TokenProvenanceRepo } from '../data/token-provenance-repo';
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false };
 
@@ -33,7 +32,7 @@ export async function authenticateApiRequest(deps: Deps, header: string | undefi
   if (!credential) return { ok: false };
   if (credential.kind === 'jwt') {
     const principal = await verifyAccessToken(deps, credential.token);
-    return principal ? { ok: true, principal: { ...principal, tokenHash: TokenProvenanceRepo.hashToken(credential.token) } } : { ok: false };
+    return principal ? { ok: true, principal } : { ok: false };
   }
   if (credential.kind !== 'api_key') return { ok: false };
 

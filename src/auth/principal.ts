@@ -25,8 +25,8 @@ export interface AccessTokenPrincipal {
   bucketRuleId: string; // the earliest-created matching rule: its rate-limit bucket is shared by all its jobs
   scopes: Scope[];
   expiresAt: Date;
-  /** sha256 of the access token: finds the verified job claims recorded at the exchange (build provenance). */
-  tokenHash?: string;
+  /** The token's jti: finds the verified job claims recorded at the exchange (build provenance). */
+  tokenId: string;
 }
 
 export interface StaffPrincipal {

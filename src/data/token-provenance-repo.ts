@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes } from './db';
 import type { BuildProvenance } from '../services/builds/provenance';
 
 export interface TokenProvenanceDoc {
-  _id: string; // sha256 of the access token: the token itself is a credential and is never stored
+  _id: string; // the access token's jti (never the token, a credential, nor a hash of its text: see mintAccessToken)
   appId: string;
   provenance: BuildProvenance;
   /** The access token's expiry: after it the record can serve no request. */
@@ -23,16 +22,12 @@ export class TokenProvenanceRepo {
     await ensureIndexes(this.col, [{ key: { expiresAt: 1 }, name: 'expires_ttl', expireAfterSeconds: 0 }]);
   }
 
-  static hashToken(accessToken: string): string {
-    return createHash('sha256').update(accessToken).digest('hex');
+  async record(tokenId: string, appId: string, provenance: BuildProvenance, expiresAt: Date): Promise<void> {
+    await this.col.insertOne({ _id: tokenId, appId, provenance, expiresAt });
   }
 
-  async record(accessToken: string, appId: string, provenance: BuildProvenance, expiresAt: Date): Promise<void> {
-    await this.col.insertOne({ _id: TokenProvenanceRepo.hashToken(accessToken), appId, provenance, expiresAt });
-  }
-
-  async find(appId: string, tokenHash: string, now: Date): Promise<BuildProvenance | null> {
-    const doc = await this.col.findOne({ _id: tokenHash, appId, expiresAt: { $gt: now } });
+  async find(appId: string, tokenId: string, now: Date): Promise<BuildProvenance | null> {
+    const doc = await this.col.findOne({ _id: tokenId, appId, expiresAt: { $gt: now } });
     return doc?.provenance ?? null;
   }
 }

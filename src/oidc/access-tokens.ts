@@ -4,6 +4,7 @@ import { ACCESS_TOKEN_SCOPES, type Scope } from '../auth/scopes';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { grantedScopes } from './rule-policy';
+import { newId } from '../ids';
 
 /** Spec, Limits: access tokens live 10 minutes. */
 export const ACCESS_TOKEN_TTL_S = 600;
@@ -11,19 +12,25 @@ const MAX_RULES_IN_TOKEN = 20;
 
 export interface MintedAccessToken {
   token: string;
+  /** The token's `jti`: names it where the service keeps what it knows of it (its job's provenance). */
+  tokenId: string;
   scopes: Scope[];
   expiresAt: Date;
 }
 
 /**
  * Mints an access token for the rules a CI job's token matched: signed by the service key, naming the app and every
- * rule (oldest first), with the union of their scopes. Device and rules scopes can never be part of it.
+ * rule (oldest first), with the union of their scopes. Device and rules scopes can never be part of it. Its `jti` is
+ * what the service keys records about the token by, never the token's text: an ECDSA signature can be rewritten
+ * (s for n - s, or the unused bits of its last base64url character) and still verify, so one token has several
+ * texts.
  */
 export async function mintAccessToken(deps: Deps, app: AppDoc, rules: OidcRuleDoc[], subject: string): Promise<MintedAccessToken> {
   const scopes = grantedScopes(rules.flatMap((rule) => rule.scopes));
   const expiresAt = new Date(deps.clock.now().getTime() + ACCESS_TOKEN_TTL_S * 1000);
-  const token = await deps.signingKeys.sign('access', { app: app._id, rules: rules.map((rule) => rule._id), scopes, sub: subject }, expiresAt);
-  return { token, scopes, expiresAt };
+  const tokenId = newId('atk');
+  const token = await deps.signingKeys.sign('access', { app: app._id, rules: rules.map((rule) => rule._id), scopes, sub: subject, jti: tokenId }, expiresAt);
+  return { token, tokenId, scopes, expiresAt };
 }
 
 const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -36,8 +43,8 @@ const isStringArray = (value: unknown): value is string[] => Array.isArray(value
 export async function verifyAccessToken(deps: Deps, unverifiedToken: string): Promise<AccessTokenPrincipal | null> {
   const verified = await deps.signingKeys.verify('access', unverifiedToken);
   if (!verified) return null;
-  const { app: appId, rules: ruleIds, scopes, exp } = verified.claims;
-  if (typeof appId !== 'string' || !isStringArray(ruleIds) || !isStringArray(scopes) || typeof exp !== 'number') return null;
+  const { app: appId, rules: ruleIds, scopes, exp, jti } = verified.claims;
+  if (typeof appId !== 'string' || !isStringArray(ruleIds) || !isStringArray(scopes) || typeof exp !== 'number' || typeof jti !== 'string') return null;
   const uniqueRuleIds = [...new Set(ruleIds)];
   if (uniqueRuleIds.length === 0 || uniqueRuleIds.length > MAX_RULES_IN_TOKEN) return null;
 
@@ -57,5 +64,6 @@ export async function verifyAccessToken(deps: Deps, unverifiedToken: string): Pr
     bucketRuleId: rules[0]._id, // oldest first: the earliest-created matching rule owns the shared bucket
     scopes: ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope) && allowed.has(scope)),
     expiresAt: new Date(exp * 1000),
+    tokenId: jti,
   };
 }

@@ -58,11 +58,17 @@ async function runHook(ctx: { logger: RequestContext['logger'] }, name: string, 
   }
 }
 
-/** The verified claims of the CI job behind an access token (recorded at the exchange); null for API keys. */
+/**
+ * The verified claims of the CI job behind an access token (recorded at the exchange); null for API keys. An access
+ * token always has them (the exchange records them before it answers): a token without is never let register a build
+ * that would look like an API key's, with no provenance and so no commit check.
+ */
 async function provenanceOf(ctx: RequestContext, appId: string, now: Date): Promise<BuildProvenance | null> {
   const principal = ctx.principal;
-  if (principal.kind !== 'oidc' || !principal.tokenHash) return null;
-  return ctx.repos.tokenProvenance.find(appId, principal.tokenHash, now);
+  if (principal.kind !== 'oidc') return null;
+  const provenance = await ctx.repos.tokenProvenance.find(appId, principal.tokenId, now);
+  if (!provenance) throw new Error('no provenance is recorded for this access token');
+  return provenance;
 }
 
 /** Registers a build of the credential's app; with a declared artifact, the artifact is `pending` with an upload URL. */

@@ -66,7 +66,7 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
   if (!(await ctx.repos.jtis.claim(token.issuer, token.jti, now, keepUntil))) throw new OidcRefusal('replayed', token.claims);
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
-  await ctx.repos.tokenProvenance.record(minted.token, app._id, provenanceFromClaims(token.claims), minted.expiresAt);
+  await ctx.repos.tokenProvenance.record(minted.tokenId, app._id, provenanceFromClaims(token.claims), minted.expiresAt);
   await recordAudit(ctx.deps, {
     appId: app._id,
     action: 'oidc.exchanged',

@@ -418,6 +418,32 @@ describe('access tokens', () => {
     // An OIDC token of the CI provider is not an access token.
     expect((await h.api('/v1/whoami', { headers: bearer(issuer.sign(claims())) })).status).toBe(401);
   });
+
+  it('keep their job\'s provenance under any text of their signature, and are refused without their jti', async () => {
+    const { appId } = await newAppWithRules([{ ...MAIN_RULE, scopes: ['builds:write', 'builds:read'] }]);
+    const { accessToken } = await accessTokenFor(appId, { sha: 'a'.repeat(40) });
+    const reader = await h.newKey(appId, ['scans:read']);
+    // ECDSA: (r, n - s) verifies wherever (r, s) does, so one token has a second text.
+    const [header, payload, signature] = accessToken.split('.');
+    const raw = Buffer.from(signature, 'base64url');
+    const n = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551'); // P-256's group order
+    const s = BigInt(`0x${raw.subarray(32).toString('hex')}`);
+    const flipped = Buffer.concat([raw.subarray(0, 32), Buffer.from((n - s).toString(16).padStart(64, '0'), 'hex')]);
+    const rewritten = `${header}.${payload}.${flipped.toString('base64url')}`;
+    expect((await h.api('/v1/whoami', { headers: bearer(rewritten) })).status).toBe(200);
+    for (const token of [accessToken, rewritten]) {
+      const created = await h.api('/v1/builds', { method: 'POST', headers: json(token), body: JSON.stringify({ platform: 'android', version: '1.0.0', commit: 'b'.repeat(40) }) });
+      expect(created.status).toBe(201);
+      const build = await readJson(created);
+      expect(build.provenance).toMatchObject({ repository: 'acme/mobile-app', sha: 'a'.repeat(40) });
+      const preview = await readJson(await h.api(`/v1/scans/${build.scans[0].id}`, { headers: bearer(reader.key) }));
+      expect(preview.findings.map((f: { id: string }) => f.id)).toContain('preview.commit-mismatch');
+    }
+    // A token the service signed without a jti names no record of its job: refused, never a build without provenance.
+    const { jti: _jti, ...withoutJti } = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const unnamed = await h.deps.signingKeys.sign('access', withoutJti, new Date(withoutJti.exp * 1000));
+    expect((await h.api('/v1/whoami', { headers: bearer(unnamed) })).status).toBe(401);
+  });
 });
 
 describe('secrets', () => {
