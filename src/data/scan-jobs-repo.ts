@@ -36,21 +36,30 @@ export class ScanJobsRepo {
       { key: { buildId: 1 }, name: 'build_unique', unique: true },
       { key: { state: 1, runAfter: 1 }, name: 'state_run_after' },
       { key: { appId: 1, buildId: 1 }, name: 'app_build' },
+      // The jobs being run now, whose apps wait behind every other app's (claim): a handful per instance.
+      { key: { state: 1, leaseUntil: 1 }, name: 'state_lease' },
     ]);
   }
   /** Queues the job; false when the build already has one. */
   enqueue(doc: ScanJobDoc): Promise<boolean> {
     return insertIfAbsent(this.col, doc);
   }
+  /** The apps with a job being run now (a live lease), on any instance: at most `limit`. */
+  async appsRunning(now: Date, limit = 1000): Promise<string[]> {
+    const docs = await this.col.find({ state: 'running', leaseUntil: { $gt: now } }, { projection: { appId: 1 } }).limit(limit).toArray();
+    return [...new Set(docs.map((d) => d.appId))];
+  }
   /**
-   * Claims one due job: a queued one, or a running one whose holder let its lease lapse (it crashed or hung).
-   * The filter and the update are one atomic operation, so of two runners asking at once exactly one gets it.
+   * Claims one due job: a queued one, or a running one whose holder let its lease lapse (it crashed or hung); with
+   * `otherThan`, only a job of another app. The filter and the update are one atomic operation, so of two runners
+   * asking at once exactly one gets it.
    */
-  claim(now: Date, leaseMs: number): Promise<ScanJobDoc | null> {
+  claim(now: Date, leaseMs: number, otherThan: string[] = []): Promise<ScanJobDoc | null> {
     return this.col.findOneAndUpdate(
       {
         $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lte: now } }],
         runAfter: { $lte: now },
+        ...(otherThan.length ? { appId: { $nin: otherThan } } : {}),
       },
       { $set: { state: 'running', leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now }, $inc: { attempts: 1 } },
       { sort: { runAfter: 1 }, returnDocument: 'after' },

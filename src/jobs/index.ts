@@ -13,7 +13,7 @@ export { staticScanId } from './scan-job';
  */
 export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}, workers: ScanWorkers = scanWorkersFor(deps.config)): JobRunner {
   const handler: JobHandler = { run: (job) => runScanJob(deps, job, workers), giveUp: (job) => giveUpScanJob(deps, job), sweep: () => queueOwedStaticScans(deps) };
-  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), options);
+  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';
 export { createAuditRetention } from './audit-retention';

@@ -26,9 +26,11 @@ export interface RunnerOptions {
   leaseMs: number;
   /** After this many claims the job fails with a scan that says so, instead of being retried forever. */
   maxAttempts: number;
+  /** Jobs run at once by this runner (SCAN_WORKERS: one per analysis worker). */
+  concurrency: number;
 }
 
-export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, leaseMs: 5 * 60_000, maxAttempts: 5 };
+export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, leaseMs: 5 * 60_000, maxAttempts: 5, concurrency: 1 };
 
 /** Retry back-off: 10 s, 20 s, 40 s, ... at most 5 minutes (measured on the service clock). */
 export function backoffMs(attempts: number): number {
@@ -42,8 +44,11 @@ function describe(error: unknown): string {
 }
 
 /**
- * Polls the scan_jobs collection and runs due jobs one at a time. Any number of runners, in one process or many,
- * can poll the same collection: claims are atomic, so each job has one holder at a time (see ScanJobsRepo.claim).
+ * Polls the scan_jobs collection and runs up to `concurrency` due jobs at once. Any number of runners, in one process
+ * or many, can poll the same collection: claims are atomic, so each job has one holder at a time (see
+ * ScanJobsRepo.claim). Apps take turns: a job of an app that has none running, on any instance, goes before the
+ * oldest due job, so an app that queues hundreds of packages (or packages that each run to the deadline) delays its
+ * own scans, and any other app's waits for one analysis at most.
  */
 export class JobRunner {
   private options: RunnerOptions;
@@ -102,20 +107,31 @@ export class JobRunner {
         const queued = await this.handler.sweep();
         if (queued > 0) this.logger.warn({ queued }, 'queued static scans a crash had left owed');
       }
-      while (!this.stopped && (await this.runDue())) {
-        /* next job */
-      }
+      await Promise.all(Array.from({ length: this.options.concurrency }, () => this.lane()));
     } catch (err) {
       this.logger.warn({ err }, 'job poll failed; retrying on next poll');
     }
   }
 
-  /** Claims one due job and runs it to an outcome; false when no job was due. */
+  /** One of the runner's `concurrency` lanes: runs due jobs one after another until none is due. */
+  private async lane(): Promise<void> {
+    while (!this.stopped && (await this.runDue())) {
+      /* next job */
+    }
+  }
+
+  /** Claims one due job, an idle app's first, and runs it to an outcome; false when no job was due. */
   async runDue(): Promise<boolean> {
-    const job = await this.jobs.claim(this.clock.now(), this.options.leaseMs);
+    const job = await this.claimNext();
     if (!job) return false;
     await this.process(job);
     return true;
+  }
+
+  private async claimNext(): Promise<ScanJobDoc | null> {
+    const now = this.clock.now();
+    const busy = await this.jobs.appsRunning(now);
+    return (busy.length ? await this.jobs.claim(now, this.options.leaseMs, busy) : null) ?? this.jobs.claim(now, this.options.leaseMs);
   }
 
   private async process(job: ScanJobDoc): Promise<void> {

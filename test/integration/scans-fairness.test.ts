@@ -1,0 +1,80 @@
+// Protects: scan jobs are shared fairly and run SCAN_WORKERS at once. An app that queues many packages (or packages
+// that each run to the deadline) cannot hold back other apps' scans: a job of an app with nothing running, on any
+// instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once.
+import { startHarness, type Harness } from '../support/harness';
+import { JobRunner, type JobHandler } from '../../src/jobs';
+import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
+
+let h: Harness;
+
+beforeAll(async () => {
+  // No background runner: each test drives its own.
+  h = await startHarness({ jobs: false });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+let serial = 0;
+/** A queued job of `appId`, queued at the service's now (claims take the oldest runAfter first). */
+async function queue(appId: string): Promise<string> {
+  const now = h.clock.now();
+  const id = `job_fair${String(serial++).padStart(6, '0')}`;
+  const doc: ScanJobDoc = { _id: id, appId, buildId: `bld_${id}`, state: 'queued', attempts: 0, leaseUntil: null, runAfter: now, lastError: null, createdAt: now, updatedAt: now };
+  expect(await h.deps.repos.scanJobs.enqueue(doc)).toBe(true);
+  h.clock.advance(1_000);
+  return id;
+}
+
+const stateOf = async (id: string) => (await h.deps.db.collection<ScanJobDoc>('scan_jobs').findOne({ _id: id }))!.state;
+
+/** Jobs complete as soon as they run, in the order recorded. */
+function recordingRunner(ran: string[]): JobRunner {
+  const handler: JobHandler = { run: async (job) => void ran.push(job._id), giveUp: async () => undefined };
+  return new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger);
+}
+
+it('claims a job of an app with nothing running before the older jobs of an app that has one running elsewhere', async () => {
+  const flooding = [await queue('app_flooding'), await queue('app_flooding'), await queue('app_flooding')];
+  const other = await queue('app_other');
+  // Another instance holds the flooding app's oldest job (an analysis running to its deadline, say).
+  const held = await h.deps.repos.scanJobs.claim(h.clock.now(), 60_000);
+  expect(held?._id).toBe(flooding[0]);
+
+  const ran: string[] = [];
+  const runner = recordingRunner(ran);
+  expect(await runner.runDue()).toBe(true);
+  expect(ran).toEqual([other]);
+  // With no other app waiting, the flooding app's jobs run after all, oldest first.
+  while (await runner.runDue());
+  expect(ran).toEqual([other, flooding[1], flooding[2]]);
+  expect(await stateOf(flooding[0])).toBe('running');
+  expect(await stateOf(other)).toBe('done');
+});
+
+it('runs up to its concurrency at once, never more', async () => {
+  const ids = [];
+  for (let i = 0; i < 6; i++) ids.push(await queue(`app_many${i % 3}`));
+  let inFlight = 0;
+  let most = 0;
+  const done: string[] = [];
+  const handler: JobHandler = {
+    run: async (job) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Long enough for every lane to claim its next job meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inFlight--;
+      done.push(job._id);
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 3, pollIntervalMs: 50 });
+  runner.start();
+  const until = Date.now() + 20_000;
+  while (done.length < ids.length && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  await runner.stop();
+  expect(done.sort()).toEqual([...ids].sort());
+  expect(most).toBe(3);
+  for (const id of ids) expect(await stateOf(id)).toBe('done');
+});
