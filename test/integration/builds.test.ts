@@ -70,6 +70,10 @@ it('reads a build of its own app, and answers 404 for another app and for an unk
   const read = await own.json().then(untyped);
   expect(read.id).toBe(build.id);
   expect(read.artifact.uploadUrl.startsWith(`${h.baseUrl}/v1/uploads/`)).toBe(true);
+  // A credential that only reads builds gets no URL: it could not ask for one, and an upload held open holds the lock.
+  const reader = (await h.newKey(appId, ['builds:read'])).key;
+  const readOnly = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(reader) })).json().then(untyped);
+  expect(readOnly.artifact).toEqual({ status: 'pending', sizeBytes: 10, sha256: SHA });
 
   const other = await h.newApp('startup');
   const otherKey = (await h.newKey(other.appId, ['builds:read', 'builds:write'])).key;
