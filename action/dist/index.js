@@ -532,10 +532,10 @@ var CliError = class extends Error {
   exitCode;
 };
 var ServiceError = class extends CliError {
-  constructor(status, code, detail) {
-    super(`${detail} (HTTP ${status}${code ? `, ${code}` : ""})`);
+  constructor(status, code2, detail) {
+    super(`${detail} (HTTP ${status}${code2 ? `, ${code2}` : ""})`);
     this.status = status;
-    this.code = code;
+    this.code = code2;
     this.name = "ServiceError";
   }
   status;
@@ -888,19 +888,21 @@ function findingsTable(findings) {
   const format = (row) => row.map((cell2, i) => i === row.length - 1 ? cell2 : cell2.padEnd(widths[i])).join("  ");
   return [format(header), ...rows.map(format)];
 }
-var cell = (text) => printable(text).replace(/\|/g, "\\|");
+var MARKDOWN_SYNTAX = /[\\`*_[\]()!<>#|~&]/g;
+var cell = (text) => printable(text).replace(MARKDOWN_SYNTAX, "\\$&");
+var code = (text) => printable(text).replace(/`/g, "'");
 function summaryMarkdown(scan, buildId, gate) {
   const lines = [
     `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
     "",
-    `Build \`${buildId}\`, scan \`${scan.id}\` (${scan.engine}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? "")}.`
+    `Build \`${code(buildId)}\`, scan \`${code(scan.id)}\` (${cell(scan.engine)}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? "")}.`
   ];
   if (gate.failUnder) lines.push("", gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
   lines.push("");
   if (scan.findings.length === 0) lines.push("No findings.");
   else {
     lines.push("| Severity | Id | Title | Fix |", "|---|---|---|---|");
-    for (const f of sortFindings(scan.findings)) lines.push(`| ${f.severity} | \`${cell(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
+    for (const f of sortFindings(scan.findings)) lines.push(`| ${cell(f.severity)} | \`${code(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
   }
   return lines.join("\n") + "\n";
 }
@@ -969,12 +971,12 @@ function readCode(body) {
   }
 }
 function classify(status, body, retryAfter) {
-  const { code, detail } = readCode(body);
+  const { code: code2, detail } = readCode(body);
   const after = retryAfterMs(retryAfter);
   if (status === 200) return { kind: "uploaded" };
-  if (status === 409 && code === "artifact_already_uploaded") return { kind: "already_uploaded" };
+  if (status === 409 && code2 === "artifact_already_uploaded") return { kind: "already_uploaded" };
   if (status === 403) return { kind: "fresh_url", reason: "the upload URL expired" };
-  if (status === 409 || status === 429 || status >= 500) return { kind: "retry", reason: `HTTP ${status}${code ? ` ${code}` : ""}`, afterMs: after };
+  if (status === 409 || status === 429 || status >= 500) return { kind: "retry", reason: `HTTP ${status}${code2 ? ` ${code2}` : ""}`, afterMs: after };
   if (status === 400) return { kind: "retry", reason: detail ?? "HTTP 400", afterMs: null };
   if (status === 413 || status === 422) {
     return { kind: "fatal", message: `the service refused the package: ${detail ?? `HTTP ${status}`} (did the file change while it was uploaded?)` };
@@ -1347,6 +1349,6 @@ async function run() {
   if (input("api-key")) env.SHIELDGATE_API_KEY = input("api-key");
   return main(args, { env, stdout: process.stdout, stderr: process.stderr, tty: false });
 }
-run().then((code) => {
-  process.exitCode = code;
+run().then((code2) => {
+  process.exitCode = code2;
 });

@@ -22,21 +22,29 @@ export function findingsTable(findings: Finding[]): string[] {
   return [format(header), ...rows.map(format)];
 }
 
-const cell = (text: string) => printable(text).replace(/\|/g, '\\|');
+/**
+ * Text of the summary, which GitHub renders as Markdown: titles and fixes quote the package (a domain key of an
+ * Info.plist, say), so every character that could make a link, an image, HTML, emphasis or a table cell is escaped
+ * and shows as itself.
+ */
+const MARKDOWN_SYNTAX = /[\\`*_[\]()!<>#|~&]/g;
+const cell = (text: string) => printable(text).replace(MARKDOWN_SYNTAX, '\\$&');
+/** Inside a code span nothing is escaped, so only a backtick (which would end it) is replaced. */
+const code = (text: string) => printable(text).replace(/`/g, "'");
 
 /** Markdown for $GITHUB_STEP_SUMMARY. */
 export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?: string; passed: boolean; reason?: string }): string {
   const lines = [
     `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
     '',
-    `Build \`${buildId}\`, scan \`${scan.id}\` (${scan.engine}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? '')}.`,
+    `Build \`${code(buildId)}\`, scan \`${code(scan.id)}\` (${cell(scan.engine)}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? '')}.`,
   ];
   if (gate.failUnder) lines.push('', gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
   lines.push('');
   if (scan.findings.length === 0) lines.push('No findings.');
   else {
     lines.push('| Severity | Id | Title | Fix |', '|---|---|---|---|');
-    for (const f of sortFindings(scan.findings)) lines.push(`| ${f.severity} | \`${cell(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
+    for (const f of sortFindings(scan.findings)) lines.push(`| ${cell(f.severity)} | \`${code(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
   }
   return lines.join('\n') + '\n';
 }

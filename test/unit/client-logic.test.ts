@@ -132,4 +132,12 @@ describe('text from the service in a CI log', () => {
     expect(markdown.split('\n').filter((l) => l.startsWith('| high'))).toHaveLength(1);
     expect(markdown).not.toContain('\r');
   });
+
+  it('shows a package\'s Markdown in the summary as text: no link, image, HTML or emphasis of its making', () => {
+    const linked = { ...finding('ios.ats-insecure-http-domain'), title: 'Plain HTTP allowed for [Click here](https://evil.example) ![](https://tracker.example/p.png)', fix: '<img src=x> **now** `x` | y' };
+    const row = summaryMarkdown(scan([linked]), 'bld_1', { passed: true }).split('\n').find((l) => l.startsWith('| high'))!;
+    expect(row).toBe(
+      '| high | `ios.ats-insecure-http-domain` | Plain HTTP allowed for \\[Click here\\]\\(https://evil.example\\) \\!\\[\\]\\(https://tracker.example/p.png\\) | \\<img src=x\\> \\*\\*now\\*\\* \\`x\\` \\| y |',
+    );
+  });
 });
