@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ArtifactStore } from '../storage/artifact-store';
+
+const PREFIX = 'shieldgate-scan-';
 
 export interface LocalArtifact {
   path: string;
@@ -19,7 +21,7 @@ export interface LocalArtifact {
  * store since it was verified at upload is refused instead of analysed.
  */
 export async function copyArtifactToTemp(store: ArtifactStore, key: string, fileName: string, expectedSha256: string): Promise<LocalArtifact> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'shieldgate-scan-'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), PREFIX));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
     const body = await store.get(key);
@@ -39,4 +41,26 @@ export async function copyArtifactToTemp(store: ArtifactStore, key: string, file
     await cleanup();
     throw error;
   }
+}
+
+/**
+ * Removes the copies a process left behind when it died during a scan (each up to 500 MB; `cleanup` never ran):
+ * those whose directory and files were last written longer than `olderThanMs` ago, which no live scan still uses (an
+ * analysis ends within SCAN_DEADLINE_S of its copy). Run when the job runner starts; returns how many were removed.
+ */
+export async function removeStaleCopies(olderThanMs: number, now = Date.now(), tmp = os.tmpdir()): Promise<number> {
+  let removed = 0;
+  for (const name of (await readdir(tmp)).filter((entry) => entry.startsWith(PREFIX))) {
+    const dir = path.join(tmp, name);
+    try {
+      const times = [(await stat(dir)).mtimeMs];
+      for (const file of await readdir(dir)) times.push((await stat(path.join(dir, file))).mtimeMs);
+      if (now - Math.max(...times) < olderThanMs) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Removed meanwhile by its own scan, or not ours to read: left alone.
+    }
+  }
+  return removed;
 }
