@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import { authorizeForApp } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
@@ -5,7 +6,6 @@ import { notFound, validationFailed, type FieldError } from '../errors';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import type { RefusalReason } from '../oidc/refusal';
 import { containsCompactJws } from '../oidc/token-shape';
-import { recordAudit } from './audit-service';
 import { actorOf } from './oidc-rules-service';
 
 /** One claim of a decoded token payload, as the caller pasted it (non-string values as their JSON text). */
@@ -47,11 +47,14 @@ function claimErrors(claims: ClaimInput[]): FieldError[] {
 /**
  * Answers what the exchange would do with these claims (rules:read, or staff): which rules match, the scopes it
  * would grant and each other rule's first failing check. The very evaluator the exchange runs; it verifies no
- * signature, mints nothing and claims no jti. Recorded as `oidc.dry_run`.
+ * signature, mints nothing and claims no jti. Recorded as `oidc.dry_run`: one entry per app, caller and minute, with
+ * the first call's claims and a count of the calls, so a rules:read key cannot fill the app's trail (kept 400 days)
+ * with claims of its choosing at the rate its plan allows.
  */
 export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims: ClaimInput[]): Promise<DryRunResult> {
   authorizeForApp(ctx, 'rules:read', appId, { write: false });
-  if (!(await ctx.repos.apps.findById(appId))) throw notFound('App');
+  const app = await ctx.repos.apps.findById(appId);
+  if (!app) throw notFound('App');
   const errors = claimErrors(claims);
   if (errors.length) {
     const pasted = errors.some((error) => error.message === NEVER_PASTE);
@@ -60,14 +63,21 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
   const payload: Record<string, unknown> = Object.fromEntries(claims.map(({ name, value }) => [name, value]));
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(appId), payload);
   const claimsSeen = ruleClaimsOf(payload);
-  await recordAudit(ctx.deps, {
-    appId,
+  const actor = actorOf(ctx.principal);
+  const now = ctx.clock.now();
+  const entryKey = createHash('sha256').update(`${app._id}\noidc.dry_run\n${actor}\n${Math.floor(now.getTime() / 60_000)}`).digest('base64url').slice(0, 24);
+  await ctx.repos.audit.incrementAggregate({
+    _id: `aud_${entryKey}`,
+    appId: app._id,
+    org: app.org,
     action: 'oidc.dry_run',
-    subject: claimsSeen.sub,
+    occurredAt: now, // the first call of the minute
+    subject: claimsSeen.sub ?? null,
     reason: evaluation.refusal,
+    ruleId: null,
+    details: { matches: evaluation.matches, scopes: evaluation.scopes.join(' '), actor },
     claims: { ...claimsSeen },
     rules: evaluation.rules,
-    details: { matches: evaluation.matches, scopes: evaluation.scopes.join(' '), actor: actorOf(ctx.principal) },
   });
   return { matches: evaluation.matches, scopes: evaluation.scopes, reason: evaluation.refusal, rules: evaluation.rules };
 }

@@ -89,6 +89,13 @@ it('mints nothing, claims no jti, and records oidc.dry_run', async () => {
   const [entry] = (await h.deps.repos.audit.list(appId, { limit: 1, action: 'oidc.dry_run' })).data;
   expect(entry).toMatchObject({ subject: claims.sub, claims: { repository: 'acme/mobile-app', event_name: 'push' }, details: { matches: true, scopes: 'builds:write' } });
   expect(entry.rules).toEqual(answer.rules);
+  // One entry per caller and minute, counting the calls: a rules:read key cannot fill the trail with claims it chose.
+  for (let i = 0; i < 3; i++) expect((await dryRun(appId, key, { claims: { ...claims, repository: `junk/${i}` } })).status).toBe(200);
+  const sameMinute = (await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data;
+  expect(sameMinute.map((e) => [e.count, e.claims?.repository])).toEqual([[4, 'acme/mobile-app']]);
+  h.clock.advance(60_000);
+  expect((await dryRun(appId, key, { claims })).status).toBe(200);
+  expect((await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data.map((e) => e.count)).toEqual([1, 4]);
   // The same jti can still be exchanged once: the dry-run claimed nothing.
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(200);
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(401);
