@@ -16,6 +16,10 @@ export interface ScanJobDoc {
   runAfter: Date;
   /** Why the last attempt failed; internal only, never shown to clients. */
   lastError: string | null;
+  /** Set while the holder's analysis worker runs the package: still set when a claim finds it, the holder died in it. */
+  analysingSince?: Date | null;
+  /** Attempts whose holder died while the package was being analysed (see JobRunner: MAX_INTERRUPTED_ANALYSES). */
+  interruptedAnalyses?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -75,6 +79,16 @@ export class ScanJobsRepo {
       { $set: { leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now } },
     );
     return r.matchedCount === 1;
+  }
+  /** Marks the holder's analysis as running (`at`) or over (null); fenced like every transition. */
+  async markAnalysing(id: string, attempts: number, at: Date | null): Promise<boolean> {
+    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: { analysingSince: at } });
+    return r.matchedCount === 1;
+  }
+  /** Counts an analysis its holder died in (found by the claim that followed); returns the count. */
+  async noteInterrupted(id: string, attempts: number): Promise<number> {
+    const doc = await this.col.findOneAndUpdate({ _id: id, state: 'running', attempts }, { $set: { analysingSince: null }, $inc: { interruptedAnalyses: 1 } }, { returnDocument: 'after' });
+    return doc?.interruptedAnalyses ?? 0;
   }
   async complete(id: string, attempts: number, now: Date): Promise<boolean> {
     return this.finish(id, attempts, { state: 'done', leaseUntil: null, updatedAt: now });

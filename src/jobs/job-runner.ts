@@ -18,6 +18,11 @@ export interface JobHandler {
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * A job whose holder died during the package's analysis this many times ends with a verdict: the package, not the
+ * service, is the likely cause (a graceful stop waits for the job in hand), and each attempt costs an instance.
+ */
+export const MAX_INTERRUPTED_ANALYSES = 2;
 
 export interface RunnerOptions {
   /** Wait between polls while no job is due (real time: it only paces the loop, nothing expires by it). */
@@ -138,6 +143,11 @@ export class JobRunner {
     const log = this.logger.child({ jobId: job._id, buildId: job.buildId, attempt: job.attempts });
     // A holder that crashed during the last allowed attempt leaves a job that is claimed once more: give up now.
     if (job.attempts > this.options.maxAttempts) return this.giveUp(job, job.lastError ?? 'interrupted', log);
+    if (job.analysingSince) {
+      const interrupted = await this.jobs.noteInterrupted(job._id, job.attempts);
+      log.warn({ interrupted }, 'the last holder of this scan job died while analysing its package');
+      if (interrupted >= MAX_INTERRUPTED_ANALYSES) return this.giveUp({ ...job, interruptedAnalyses: interrupted }, 'analysis interrupted by the end of its process', log);
+    }
     const renewer = setInterval(() => {
       this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs).catch((err) => log.warn({ err }, 'job lease renewal failed'));
     }, Math.max(1_000, Math.floor(this.options.leaseMs / 3)));

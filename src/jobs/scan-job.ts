@@ -42,7 +42,11 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
   let analysis: StaticAnalysis;
   try {
+    // Marked, so that a process the package brings down (memory outside the worker's heap cap, say) is known by the
+    // next claim, and a package that does it twice gets a verdict instead of taking down one instance per attempt.
+    await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
     analysis = await workers.analyze(local.path, build.platform, deps.clock.now());
+    await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, null);
   } finally {
     await local.cleanup();
   }
@@ -63,7 +67,7 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     name: await appName(deps, job.appId),
     version: build?.version ?? null,
   };
-  await writeStaticScan(deps, staticScan(deps, job, target, [incompleteFinding(job.attempts)]));
+  await writeStaticScan(deps, staticScan(deps, job, target, [(job.interruptedAnalyses ?? 0) > 0 ? interruptedFinding() : incompleteFinding(job.attempts)]));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
@@ -77,6 +81,17 @@ async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
 
 function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[]): ScanDoc {
   return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, createdAt: deps.clock.now() });
+}
+
+/** A package whose analysis ended the service's process (not only its worker) more than once. */
+function interruptedFinding(): Finding {
+  return {
+    id: 'scan.incomplete',
+    severity: 'high',
+    title: 'Static analysis could not complete',
+    detail: 'The analysis of the uploaded package stopped the analysing process more than once, so it was not tried again. A package built by the usual tools never does this. This scan says nothing about the app\'s security.',
+    fix: 'Check that the uploaded file is the package your build produced (for example with `unzip -l`), then register the build again and upload it; if this scan repeats, contact support with this scan id.',
+  };
 }
 
 // The cause (a storage outage, a corrupted stored object) stays in the job's lastError: it is internal detail.

@@ -5,7 +5,7 @@
 // internal detail in the finding); back-off is measured on the service clock.
 import { startHarness, s3StoreEnv, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
-import { createJobRunner, DEFAULT_RUNNER_OPTIONS, staticScanId } from '../../src/jobs';
+import { createJobRunner, DEFAULT_RUNNER_OPTIONS, JobRunner, staticScanId } from '../../src/jobs';
 import { runScanJob } from '../../src/jobs/scan-job';
 import { onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
@@ -147,6 +147,40 @@ it('gives up on a job whose holder crashed during the last attempt', async () =>
   expect(await h.jobs.runDue()).toBe(true);
   expect(await job(uploaded.id)).toMatchObject({ state: 'failed', attempts: DEFAULT_RUNNER_OPTIONS.maxAttempts + 1 });
   expect((await staticScans(uploaded.id)).length).toBe(1);
+});
+
+it('ends with a verdict, not another instance, a job whose holders died twice while analysing its package', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const leaseMs = DEFAULT_RUNNER_OPTIONS.leaseMs;
+  // A holder's process ends during the analysis (the package exhausted its memory, say): the mark stays set.
+  const first = (await h.deps.repos.scanJobs.claim(h.clock.now(), leaseMs))!;
+  expect(first.buildId).toBe(uploaded.id);
+  expect(await h.deps.repos.scanJobs.markAnalysing(first._id, first.attempts, h.clock.now())).toBe(true);
+  h.clock.advance(leaseMs + 1);
+  // The next holder notes it and tries again, and its process ends the same way (its run never returns).
+  const dying = new JobRunner(h.deps.repos.scanJobs, {
+    run: async (j) => {
+      await h.deps.repos.scanJobs.markAnalysing(j._id, j.attempts, h.clock.now());
+      await new Promise(() => undefined);
+    },
+    giveUp: async () => undefined,
+  }, h.clock, h.deps.logger);
+  void dying.runDue();
+  const until = Date.now() + 10_000;
+  const marked = async () => {
+    const j = await job(uploaded.id);
+    return j.attempts === 2 && j.analysingSince != null;
+  };
+  while (!(await marked()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await job(uploaded.id)).toMatchObject({ attempts: 2, interruptedAnalyses: 1 });
+  h.clock.advance(leaseMs + 1);
+  // The third claim gives up at once: a scan that says why, and the job failed; the package is not analysed again.
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'failed', attempts: 3, interruptedAnalyses: 2 });
+  const [summary] = await staticScans(uploaded.id);
+  const scan = (await getScan(h, key, summary.id)).body;
+  expect(scan.findings.map((f: any) => [f.id, f.severity])).toEqual([['scan.incomplete', 'high']]);
+  expect(scan.findings[0].detail).toContain('stopped the analysing process more than once');
 });
 
 it('queues the static scan a crash left owed between the upload and its job', async () => {
