@@ -3,6 +3,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { LIMITS } from '../scan/static/limits';
 
 /** Field nesting, fragments flattened (a spread adds no level); introspection's __schema is not counted. */
 export const MAX_DEPTH = 8;
@@ -54,6 +55,11 @@ export const limitRules: ValidationRule[] = [
  */
 export const AGGREGATE_COST = 500;
 /** The aggregates (schema/dashboards.graphql), by type and field. */
+/**
+ * Lists without a size argument whose size has a known bound well above UNSIZED_LIST: priced at that bound. A scan
+ * keeps up to 100 findings of package-chosen text, so 38 builds with their findings cost 3,800, not 950.
+ */
+const BOUNDED_LISTS: Record<string, number> = { 'Scan.findings': LIMITS.findings };
 const AGGREGATES = new Set(['App.threatTrend', 'App.threatBreakdown', 'App.buildTrend', 'App.refusedExchanges', 'Query.refusedExchanges', 'Query.latestGradeDistribution']);
 
 /** Fields of these types return the items of a page their parent field already counted: not multiplied again. */
@@ -75,7 +81,7 @@ export const listCostEstimator: ComplexityEstimator = ({ type, field, args, chil
   if (size !== null) return 1 + childComplexity * Math.max(1, size);
   // A page asked for with `first: null` or `limit: null` gets the default page.
   if (isPageType(getNamedType(field.type).name)) return 1 + childComplexity * UNSIZED_LIST;
-  if (isListType(getNullableType(field.type)) && !isPageType(type.name)) return 1 + childComplexity * UNSIZED_LIST;
+  if (isListType(getNullableType(field.type)) && !isPageType(type.name)) return 1 + childComplexity * (BOUNDED_LISTS[`${type.name}.${field.name}`] ?? UNSIZED_LIST);
   return 1 + childComplexity;
 };
 

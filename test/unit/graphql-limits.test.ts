@@ -29,6 +29,12 @@ describe('cost', () => {
     expect(cost('{ builds(appId: "app_1", limit: 100) { id version scans { id grade } } }')).toBe(1 + 100 * perBuild);
   });
 
+  it('prices a scan\'s findings at the most a scan keeps (100), not as a list of unknown size', () => {
+    expect(cost('{ scan(id: "scn_1") { id findings { id title } } }')).toBe(1 + 1 + (1 + 100 * 2));
+    // 38 builds with every finding of their scans, as much package text as a request could ask for, no longer fit.
+    expect(cost('{ builds(appId: "app_1", limit: 38) { latestStaticScan { findings { id severity title detail fix } } } }')).toBeGreaterThan(MAX_COST);
+  });
+
   it('multiplies a connection by `first` (a variable too), counting its edges and nodes once', () => {
     const page = 'query($n: Int) { limitsProbe(first: $n) { totalCount edges { cursor node { id } } nodes { id } } }';
     // totalCount 1 + edges (1 + cursor 1 + node (1 + id 1)) + nodes (1 + id 1) = 7 per item.
