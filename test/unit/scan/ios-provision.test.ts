@@ -1,5 +1,6 @@
 // Protects: embedded.mobileprovision (CMS-signed by openssl) rules: development profile, get-task-allow,
-// sandbox push, enterprise profile, expiry by the injected clock, and an unreadable profile.
+// sandbox push, enterprise profile, expiry by the injected clock, and an unreadable profile; a bundle without the
+// seal codesign writes (_CodeSignature/CodeResources) is unsigned.
 import { buildIpa, buildZip, cleanupFixtures, xmlPlist } from '../../fixtures/build-packages';
 import { ids, only, scan } from './helpers';
 
@@ -40,9 +41,20 @@ describe('provisioning profile', () => {
     const zip = await buildZip({
       'Payload/Example.app/Info.plist': xmlPlist(INFO),
       'Payload/Example.app/embedded.mobileprovision': Buffer.from([0x30, 0x82, 0x01, 0x00, 0x06, 0x09]),
+      'Payload/Example.app/_CodeSignature/CodeResources': xmlPlist({ files: {}, files2: {} }),
     }, 'app.ipa');
     const r = await scan(zip, 'ios');
     expect(ids(r)).toEqual(['ios.profile-unreadable']);
     expect(r.target.name).toBe('com.example.app');
+  });
+});
+
+describe('code signature', () => {
+  it('flags a bundle codesign never sealed (no _CodeSignature/CodeResources), with or without a profile', async () => {
+    const unsigned = await scan(await buildIpa({ infoPlist: INFO, binary: true, unsigned: true }), 'ios');
+    expect(ids(unsigned)).toEqual(['ios.unsigned']);
+    expect(only(unsigned, 'ios.unsigned').severity).toBe('high');
+    expect(ids(await scan(await buildIpa({ infoPlist: INFO, binary: true, unsigned: true, provision: {} }), 'ios'))).toEqual(['ios.unsigned']);
+    expect(ids(await scan(await buildIpa({ infoPlist: INFO, binary: true }), 'ios'))).toEqual([]);
   });
 });

@@ -9,10 +9,23 @@ import { parsePlistDict, stringAt } from './read-plist';
 
 const INFO_PLIST = /^Payload\/[^/]+\.app\/Info\.plist$/;
 const PROFILE = /^Payload\/[^/]+\.app\/embedded\.mobileprovision$/;
+/** The seal of a code-signed bundle (codesign writes it); only its presence is checked. */
+const CODE_RESOURCES = /^Payload\/[^/]+\.app\/_CodeSignature\/CodeResources$/;
 
-/** Entries the iOS analysis may read: the main app's Info.plist and provisioning profile. */
+/** Entries the iOS analysis may read (the main app's Info.plist and provisioning profile) or look for. */
 export function isIosEntry(name: string): boolean {
-  return INFO_PLIST.test(name) || PROFILE.test(name);
+  return INFO_PLIST.test(name) || PROFILE.test(name) || CODE_RESOURCES.test(name);
+}
+
+/** An app bundle that codesign never sealed: no device installs it, and nothing says who built it. */
+function unsignedFinding(appDir: string): Finding {
+  return {
+    id: 'ios.unsigned',
+    severity: 'high',
+    title: 'App is not code-signed',
+    detail: `${appDir}_CodeSignature/CodeResources is missing: the bundle was never sealed by codesign, so iOS refuses to install it and its origin cannot be verified (a simulator build, or an archive assembled by hand).`,
+    fix: 'Export the archive signed for distribution: Xcode Product › Archive › Distribute App, or `xcodebuild -exportArchive` with an export options plist naming your team and method.',
+  };
 }
 
 export function hasIosInfoPlist(zip: PackageZip): boolean {
@@ -26,6 +39,7 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
   const info = parsePlistDict(await zip.read(infoName, 'plist'), infoName);
   const findings = [...atsFindings(info), ...bundleFindings(info)];
   const appDir = infoName.slice(0, -'Info.plist'.length);
+  if (!zip.has(`${appDir}_CodeSignature/CodeResources`)) findings.push(unsignedFinding(appDir));
   const profileName = `${appDir}embedded.mobileprovision`;
   if (zip.has(profileName)) {
     try {
