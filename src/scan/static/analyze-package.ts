@@ -24,7 +24,7 @@ export type AnalyzeOptions = {
  */
 export async function analyzePackage(filePath: string, platform: Platform, options: AnalyzeOptions = {}): Promise<StaticAnalysis> {
   const result = await analyzeUnbounded(filePath, platform, options);
-  return { findings: boundFindings(result.findings), target: { name: clip(result.target.name, 256), version: result.target.version === null ? null : clip(result.target.version, 64) } };
+  return { findings: boundFindings(result.findings), target: boundTarget(result.target) };
 }
 
 async function analyzeUnbounded(filePath: string, platform: Platform, options: AnalyzeOptions): Promise<StaticAnalysis> {
@@ -75,13 +75,35 @@ function boundFindings(findings: Finding[]): Finding[] {
 }
 
 /**
- * Characters package text must not bring into a finding: controls (a title is one line wherever it is shown: a CI log,
- * where a line break could start a workflow command, an annotation, an alert) and bidirectional overrides, which would
- * make a quoted domain read differently from what it is. A detail keeps its line breaks.
+ * The name and version the package gives itself (manifest package and versionName, CFBundleIdentifier, the
+ * Payload/<name>.app folder) are package text like a quoted domain: shown as one line in the same places, and
+ * cleaned the same way.
  */
-const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+function boundTarget(target: StaticAnalysis['target']): StaticAnalysis['target'] {
+  return { name: clip(oneLine(target.name), 256), version: target.version === null ? null : clip(oneLine(target.version), 64) };
+}
+
+/**
+ * Characters package text must not bring into a finding or a scan target: controls (a title is one line wherever it
+ * is shown: a CI log, where a line break could start a workflow command, an annotation, an alert), bidirectional
+ * overrides, isolates and marks (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), which would make a quoted
+ * domain read differently from what it is, zero-width characters and the byte-order mark (U+200B-U+200D, U+FEFF),
+ * which make two names that look the same differ, and lone surrogates, which are no character at all (with the u
+ * flag, the range D800-DFFF matches only those: a pair is one code point). A detail keeps its line breaks.
+ */
+const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/gu;
 const oneLine = (text: string) => text.replace(UNPRINTABLE, ' ').replace(/\n/g, ' ');
 
+/**
+ * At most `max` UTF-16 units, the last an ellipsis when the text is cut. The cut falls between code points: a
+ * high surrogate left before it would be half a character (the text is cleaned first, so it has no lone ones).
+ */
 function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  if (text.length <= max) return text;
+  const end = isHighSurrogate(text.charCodeAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

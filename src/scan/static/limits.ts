@@ -17,7 +17,9 @@ export const LIMITS = {
 
   /**
    * Central-directory records walked. 65,535 is the most a zip without Zip64 holds, which is what aapt2,
-   * bundletool and Xcode write for real apps; each record kept costs about 600 bytes of heap.
+   * bundletool and Xcode write for real apps. A record kept (every res/*.xml, signature file, manifest and plist)
+   * is its name and six numbers, about 150 bytes of heap plus the name; none of the record's bytes are kept (see
+   * EntryRecord in zip-reader.ts).
    */
   zipEntries: 65_535,
   /** APK Signing Block bytes read: real blocks are kilobytes (plus 4 KiB of verity padding). */
@@ -52,6 +54,14 @@ export const LIMITS = {
    * counts twice): a real Info.plist has hundreds, a provisioning profile a few thousand (device lists).
    */
   plistValues: 100_000,
+  /**
+   * Bytes of strings and data decoded from one binary plist, and never more than the plist's own length. Data
+   * objects and strings over 1 MB live outside the V8 heap, where the worker's heap limit does not see them. Each
+   * offset is decoded once and a real plist stores its objects side by side, so what it decodes is less than its
+   * length; only crafted offsets that make objects overlap decode more. The value is LIMITS.plist, the largest
+   * plist read.
+   */
+  plistDecodedBytes: 8 * 1024 * 1024,
 
   /** Characters of a finding's detail: a finding quotes package text, and 1 KB is enough to act on. */
   findingDetail: 1024,

@@ -6,6 +6,22 @@ import { LIMITS, type LimitName } from './limits';
 export type EntryKind = Extract<LimitName, 'manifest' | 'resourceTable' | 'resourceXml' | 'signatureFile' | 'plist' | 'provisioningProfile'>;
 
 /**
+ * What is kept of a central-directory entry: its name and what reading it takes. yauzl reads each record into a
+ * buffer of its own (up to 196 KB: name, extra field and comment of up to 64 KB each) and its Entry holds views of
+ * that buffer (fileNameRaw, extraFieldRaw, fileCommentRaw, extraFields), outside the V8 heap the worker's limit
+ * counts: 1,500 kept res/xml entries with 64 KB extra fields held 98 MB. The name is a string yauzl decoded from
+ * the buffer (UTF-8 or CP437), so it holds no reference to it, and nothing else here is more than a number.
+ */
+export type EntryRecord = Readonly<{
+  name: string;
+  compressionMethod: number;
+  generalPurposeBitFlag: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  relativeOffsetOfLocalHeader: number;
+}>;
+
+/**
  * Random access to the few entries of a package the analyser needs.
  * Only the central directory is walked; entry data is streamed only for entries that are read,
  * so memory does not grow with the size of the package.
@@ -13,7 +29,7 @@ export type EntryKind = Extract<LimitName, 'manifest' | 'resourceTable' | 'resou
 export class PackageZip {
   private constructor(
     private readonly zip: yauzl.ZipFile,
-    private readonly kept: Map<string, yauzl.Entry>,
+    private readonly kept: Map<string, EntryRecord>,
     /** Number of entries in the central directory, kept or not. */
     readonly entryCount: number,
   ) {}
@@ -39,6 +55,11 @@ export class PackageZip {
     }
   }
 
+  /** The record kept for an entry the `keep` of open accepted. */
+  entry(name: string): EntryRecord | undefined {
+    return this.kept.get(name);
+  }
+
   has(name: string): boolean {
     return this.kept.has(name);
   }
@@ -61,7 +82,7 @@ export class PackageZip {
       throw new LimitExceededError(kind, `entry ${name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte limit`);
     }
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => {
-      this.zip.openReadStream(entry, (err, s) => (err || !s ? reject(asIo(name, err)) : resolve(s)));
+      this.zip.openReadStream(asYauzlEntry(entry), (err, s) => (err || !s ? reject(asIo(name, err)) : resolve(s)));
     });
     return new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -85,9 +106,9 @@ export class PackageZip {
   }
 }
 
-function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Promise<{ kept: Map<string, yauzl.Entry>; count: number }> {
+function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Promise<{ kept: Map<string, EntryRecord>; count: number }> {
   return new Promise((resolve, reject) => {
-    const kept = new Map<string, yauzl.Entry>();
+    const kept = new Map<string, EntryRecord>();
     let count = 0;
     zip.on('entry', (entry: yauzl.Entry) => {
       if (++count > LIMITS.zipEntries) {
@@ -95,13 +116,35 @@ function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Pr
         return;
       }
       // First entry of a name wins, as with Android's package parser.
-      if (keep(entry.fileName) && !kept.has(entry.fileName)) kept.set(entry.fileName, entry);
+      if (keep(entry.fileName) && !kept.has(entry.fileName)) kept.set(entry.fileName, recordOf(entry));
       zip.readEntry();
     });
     zip.on('end', () => resolve({ kept, count }));
     zip.on('error', (err: Error) => reject(new UnreadablePackageError('not-zip', `corrupt zip central directory: ${err.message}`)));
     zip.readEntry();
   });
+}
+
+/** The entry's record: copied field by field, so that the Entry, and the buffer its views share, can be collected. */
+function recordOf(entry: yauzl.Entry): EntryRecord {
+  return {
+    name: entry.fileName,
+    compressionMethod: entry.compressionMethod,
+    generalPurposeBitFlag: entry.generalPurposeBitFlag,
+    compressedSize: entry.compressedSize,
+    uncompressedSize: entry.uncompressedSize,
+    relativeOffsetOfLocalHeader: entry.relativeOffsetOfLocalHeader,
+  };
+}
+
+/**
+ * An Entry for yauzl's openReadStream, made when an entry is read. It reads the sizes, the compression method, the
+ * flags (through isEncrypted and isCompressed, hence Entry's prototype) and the local header's offset, and the
+ * local header itself comes from the file again; the record has all of those.
+ */
+function asYauzlEntry(record: EntryRecord): yauzl.Entry {
+  const { name, ...fields } = record;
+  return Object.assign(new yauzl.Entry(), fields, { fileName: name });
 }
 
 function tooManyEntries(count: number): LimitExceededError {

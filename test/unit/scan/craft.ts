@@ -92,8 +92,66 @@ export function sharedReferencePlist(levels: number): Buffer {
   return Buffer.concat([Buffer.from('bplist00'), ...objects, table, trailer]);
 }
 
+/**
+ * Marker of a binary plist string, data or collection object of `length` (CFBinaryPList.c): the length in the low
+ * nibble below 15, else nibble 15 followed by the length as a 4-byte integer object.
+ */
+export function bplistMarker(kind: number, length: number): Buffer {
+  if (length < 15) return Buffer.from([(kind << 4) | length]);
+  const b = Buffer.alloc(6);
+  b[0] = (kind << 4) | 0x0f;
+  b[1] = 0x12;
+  b.writeUInt32BE(length, 2);
+  return b;
+}
+
+/** An array or dictionary object (kind 0xa, 0xd) of two-byte references; a dictionary lists its keys, then its values. */
+export function bplistCollection(kind: 0xa | 0xd, refs: number[]): Buffer {
+  const body = Buffer.alloc(refs.length * 2);
+  refs.forEach((r, i) => body.writeUInt16BE(r, i * 2));
+  return Buffer.concat([bplistMarker(kind, kind === 0xd ? refs.length / 2 : refs.length), body]);
+}
+
+/**
+ * A binary plist whose object area is `area` and whose offset table says object i starts at `starts[i]` (relative to
+ * the area), so several objects may share one offset or overlap; object 0 is the top, references are two bytes wide.
+ */
+export function binaryPlist(area: Buffer, starts: number[]): Buffer {
+  const table = Buffer.alloc(starts.length * 4);
+  starts.forEach((s, i) => table.writeUInt32BE(8 + s, i * 4));
+  const trailer = Buffer.alloc(32);
+  trailer[6] = 4; // offset size
+  trailer[7] = 2; // reference size
+  trailer.writeBigUInt64BE(BigInt(starts.length), 8);
+  trailer.writeBigUInt64BE(0n, 16);
+  trailer.writeBigUInt64BE(BigInt(8 + area.length), 24);
+  return Buffer.concat([Buffer.from('bplist00'), area, table, trailer]);
+}
+
+/** Lays objects end to end: the area for binaryPlist and where each object starts in it. */
+export function bplistArea(objects: Buffer[]): { area: Buffer; starts: number[] } {
+  const starts: number[] = [];
+  let at = 0;
+  for (const o of objects) {
+    starts.push(at);
+    at += o.length;
+  }
+  return { area: Buffer.concat(objects), starts };
+}
+
 /** A zip of stored entries, written directly (the `zip` tool is slow for tens of thousands of entries). */
 export function storedZip(entries: Array<[string, Buffer]>): Buffer {
+  return storedZipWithCentralExtras(entries, 0, 0);
+}
+
+/**
+ * The same zip, each central-directory record also carrying an extra field of `extraBytes` bytes (one field of an
+ * unregistered id, 4 to 65,535 bytes) and a comment of `commentBytes` bytes, as an attacker pads records to make a
+ * reader hold more memory per entry; the local headers stay plain.
+ */
+export function storedZipWithCentralExtras(entries: Array<[string, Buffer]>, extraBytes: number, commentBytes: number): Buffer {
+  const extra = extraBytes === 0 ? Buffer.alloc(0) : Buffer.concat([u16(0x6a61), u16(extraBytes - 4), Buffer.alloc(extraBytes - 4, 0x78)]);
+  const comment = Buffer.alloc(commentBytes, 0x63);
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
@@ -101,7 +159,7 @@ export function storedZip(entries: Array<[string, Buffer]>): Buffer {
     const n = Buffer.from(name);
     const crc = crc32(data);
     const local = Buffer.concat([u32(0x04034b50), u16(20), u16(0), u16(0), u16(0), u16(0), u32(crc), u32(data.length), u32(data.length), u16(n.length), u16(0), n, data]);
-    central.push(Buffer.concat([u32(0x02014b50), u16(20), u16(20), u16(0), u16(0), u16(0), u16(0), u32(crc), u32(data.length), u32(data.length), u16(n.length), u16(0), u16(0), u16(0), u16(0), u32(0), u32(offset), n]));
+    central.push(Buffer.concat([u32(0x02014b50), u16(20), u16(20), u16(0), u16(0), u16(0), u16(0), u32(crc), u32(data.length), u32(data.length), u16(n.length), u16(extra.length), u16(comment.length), u16(0), u16(0), u32(0), u32(offset), n, extra, comment]));
     locals.push(local);
     offset += local.length;
   }

@@ -1,8 +1,11 @@
 // A bounded reader for Apple's binary property list format (bplist00, CFBinaryPList.c).
 // Written here because bplist-parser expands every reference anew: a 2 KB plist of 26 arrays, each referencing
-// the next twice, unfolds to 2^26 values. Here each object is read once (a shared object is the same JS value
-// wherever it is referenced), references to an object still being read (cycles) are refused, and the tree a
-// reader sees (shared objects counted each time they appear) is bounded by LIMITS.plistValues before it is returned.
+// the next twice, unfolds to 2^26 values. Here each object is read once per offset (a shared object is the same JS
+// value wherever it is referenced, even through several offset-table entries pointing at it), references to an
+// object still being read (cycles) are refused, and the tree a reader sees (shared objects counted each time they
+// appear) is bounded by LIMITS.plistValues before it is returned. Strings and data are what cost memory outside the
+// V8 heap, which the worker's heap limit does not count (every Buffer, and strings over 1 MB): data objects are
+// views of the input, not copies, and the bytes decoded into strings and data are bounded by the plist's own length.
 
 import { LimitExceededError } from '../errors';
 import { LIMITS } from '../limits';
@@ -31,9 +34,10 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
   if (count > LIMITS.plistValues) throw new LimitExceededError('plistValues', `binary plist declares ${count} objects, over the ${LIMITS.plistValues}-value limit`);
   if (count < 1 || top >= count || tableAt < 8 || tableAt + count * offsetSize > t) throw new PlistSyntaxError('bad offset table');
 
-  const objects: Array<PlistValue | typeof IN_PROGRESS | undefined> = new Array(count);
-  // Size of each object's value as a tree (1 for a scalar, 1 + its members' sizes for a collection).
-  const treeSize = new Float64Array(count);
+  // Keyed by offset, not by object index: offset-table entries may all point at one object, and an object read
+  // once per entry was decoded once per entry (50 entries at one 4 MB string made 200 MB of external strings).
+  // `size` is the size of the object's value as a tree (1 for a scalar, 1 + its members' sizes for a collection).
+  const objects = new Map<number, { value: PlistValue; size: number } | typeof IN_PROGRESS>();
 
   const uint = (at: number, size: number): number => {
     if (at + size > t) throw new PlistSyntaxError('value runs into the trailer');
@@ -63,15 +67,23 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
     if (start + bytes > tableAt) throw new PlistSyntaxError('value runs past the object area');
     return start + bytes;
   };
+  const countDecoded = decodedBytesBudget(buf.length);
+  // Where the bytes of a data or string object (`unit` bytes a character) start and end, counted as decoded.
+  const leafBytes = (at: number, unit: 1 | 2): [number, number] => {
+    const [len, start] = lengthAt(at);
+    const end = span(start, len * unit);
+    countDecoded(len * unit, at);
+    return [start, end];
+  };
 
-  // Depth-first; recursion is bounded by LIMITS.xmlDepth, and each object index is read at most once.
-  const read = (index: number, depth: number): PlistValue => {
+  // Depth-first; recursion is bounded by LIMITS.xmlDepth, and each offset is read at most once.
+  const read = (index: number, depth: number): { value: PlistValue; size: number } => {
     if (index >= count) throw new PlistSyntaxError(`reference to object ${index} of ${count}`);
-    const known = objects[index];
+    const at = offsetOf(index);
+    const known = objects.get(at);
     if (known === IN_PROGRESS) throw new PlistSyntaxError('reference cycle');
     if (known !== undefined) return known;
     if (depth > LIMITS.xmlDepth) throw new LimitExceededError('xmlDepth', `binary plist nests over ${LIMITS.xmlDepth} levels deep`);
-    const at = offsetOf(index);
     const marker = buf[at];
     const kind = marker >> 4;
     let value: PlistValue;
@@ -103,18 +115,19 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
         value = new Date((APPLE_EPOCH_S + buf.readDoubleBE(at + 1)) * 1000);
         break;
       case 0x4: {
-        const [len, start] = lengthAt(at);
-        value = Buffer.from(buf.subarray(start, span(start, len)));
+        // A view, not a copy: nothing downstream writes to a plist's data.
+        const [start, end] = leafBytes(at, 1);
+        value = buf.subarray(start, end);
         break;
       }
       case 0x5: {
-        const [len, start] = lengthAt(at);
-        value = buf.toString('latin1', start, span(start, len));
+        const [start, end] = leafBytes(at, 1);
+        value = buf.toString('latin1', start, end);
         break;
       }
       case 0x6: {
-        const [len, start] = lengthAt(at);
-        value = utf16be(buf, start, span(start, len * 2));
+        const [start, end] = leafBytes(at, 2);
+        value = utf16be(buf, start, end);
         break;
       }
       case 0x8: {
@@ -127,12 +140,12 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
       case 0xc: {
         const [len, start] = lengthAt(at);
         span(start, len * refSize);
-        objects[index] = IN_PROGRESS;
+        objects.set(at, IN_PROGRESS);
         const items: PlistValue[] = [];
         for (let i = 0; i < len; i++) {
-          const ref = uint(start + i * refSize, refSize);
-          items.push(read(ref, depth + 1));
-          size += treeSize[ref];
+          const item = read(uint(start + i * refSize, refSize), depth + 1);
+          items.push(item.value);
+          size += item.size;
           checkSize(size);
         }
         value = items;
@@ -141,15 +154,14 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
       case 0xd: {
         const [len, start] = lengthAt(at);
         span(start, len * 2 * refSize);
-        objects[index] = IN_PROGRESS;
+        objects.set(at, IN_PROGRESS);
         const dict: { [key: string]: PlistValue } = Object.create(null);
         for (let i = 0; i < len; i++) {
-          const keyRef = uint(start + i * refSize, refSize);
-          const key = read(keyRef, depth + 1);
+          const key = read(uint(start + i * refSize, refSize), depth + 1).value;
           if (typeof key !== 'string') throw new PlistSyntaxError('dictionary key is not a string');
-          const valueRef = uint(start + (len + i) * refSize, refSize);
-          dict[key] = read(valueRef, depth + 1);
-          size += 1 + treeSize[valueRef];
+          const member = read(uint(start + (len + i) * refSize, refSize), depth + 1);
+          dict[key] = member.value;
+          size += 1 + member.size;
           checkSize(size);
         }
         value = dict;
@@ -158,11 +170,27 @@ export function parseBinaryPlist(buf: Buffer): PlistValue {
       default:
         throw new PlistSyntaxError(`unsupported marker 0x${marker.toString(16)}`);
     }
-    objects[index] = value;
-    treeSize[index] = size;
-    return value;
+    const result = { value, size };
+    objects.set(at, result);
+    return result;
   };
-  return read(top, 0);
+  return read(top, 0).value;
+}
+
+/**
+ * A running count, over the whole parse, of the input bytes turned into strings and data; past the plist's own
+ * length (or LIMITS.plistDecodedBytes) it is a LimitExceededError. Each offset is decoded once, and objects written
+ * side by side cannot add up to more than the file that holds them, so only objects made to overlap reach it.
+ */
+function decodedBytesBudget(inputBytes: number): (bytes: number, at: number) => void {
+  const budget = Math.min(inputBytes, LIMITS.plistDecodedBytes);
+  let decoded = 0;
+  return (bytes, at) => {
+    decoded += bytes;
+    if (decoded > budget) {
+      throw new LimitExceededError('plistDecodedBytes', `binary plist decodes over ${budget} bytes of strings and data by the object at ${at} (objects side by side decode less than the plist's ${inputBytes} bytes)`);
+    }
+  };
 }
 
 function checkSize(size: number): void {

@@ -107,14 +107,24 @@ function emptyValue(name: string): PlistValue {
   }
 }
 
+/**
+ * Longest text of an <integer> or <real>: a 64-bit integer has at most 20 digits and the shortest text of a double
+ * at most 24 characters, so anything longer is no number a writer produces (and is refused unread).
+ */
+const MAX_NUMBER_TEXT = 64;
+const INTEGER = /^[+-]?(?:\d+|0x[0-9a-f]+)$/i;
+// Each character can be matched one way only: `\d+\.?\d*` let a run of digits split between its two `\d`s in
+// every way, so a long run followed by a non-digit was retried quadratically (40,000 digits: 1.7 s).
+const REAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
+
 function number(text: string, integer: boolean): number {
   const s = text.trim();
-  if (integer ? !/^[+-]?(\d+|0x[0-9a-f]+)$/i.test(s) : !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s)) {
-    throw new PlistSyntaxError(`not a number: ${s}`);
-  }
+  if (s.length > MAX_NUMBER_TEXT) throw new PlistSyntaxError(`not a number: ${s.length} characters in <${integer ? 'integer' : 'real'}>`);
+  if (!(integer ? INTEGER : REAL).test(s)) throw new PlistSyntaxError(`not a number: ${s}`);
   return Number(s);
 }
 
+// Date's own parser, linear in its input (a megabyte of digits, spaces or month names is parsed in milliseconds).
 function date(text: string): Date {
   const d = new Date(text.trim());
   if (Number.isNaN(d.getTime())) throw new PlistSyntaxError(`not a date: ${text}`);
@@ -129,6 +139,9 @@ class Tokenizer {
   private at = 0;
   private ahead: Token | undefined;
   private peeked = false;
+  // XML allows one DOCTYPE, in the prolog (before the first element tag).
+  private doctypeSeen = false;
+  private prologOver = false;
 
   constructor(private readonly xml: string) {}
 
@@ -163,7 +176,10 @@ class Tokenizer {
         this.at = end;
         return { kind: 'text', text: xml.slice(lt + 9, end - 3) };
       } else if (xml.startsWith('<!DOCTYPE', lt)) this.at = this.pastDoctype(lt + 9);
-      else return this.tag(lt);
+      else {
+        this.prologOver = true;
+        return this.tag(lt);
+      }
     }
     return undefined;
   }
@@ -175,13 +191,22 @@ class Tokenizer {
     return i + terminator.length;
   }
 
+  /**
+   * Index just past the DOCTYPE whose name starts at `from`. Its characters are walked once, up to the `>` or `[`
+   * that comes first: a search for `[` alone read to the end of the document for each DOCTYPE (8 MB of them: 22 s),
+   * and a second DOCTYPE, or one after the root element, is refused as XML refuses it.
+   */
   private pastDoctype(from: number): number {
-    const gt = this.xml.indexOf('>', from);
-    const bracket = this.xml.indexOf('[', from);
-    if (gt < 0) throw new PlistSyntaxError('unterminated DOCTYPE');
-    if (bracket < 0 || bracket > gt) return gt + 1;
+    if (this.doctypeSeen) throw new PlistSyntaxError('second DOCTYPE');
+    if (this.prologOver) throw new PlistSyntaxError('DOCTYPE after the root element');
+    this.doctypeSeen = true;
+    const xml = this.xml;
+    let i = from;
+    while (i < xml.length && xml[i] !== '>' && xml[i] !== '[') i++;
+    if (i === xml.length) throw new PlistSyntaxError('unterminated DOCTYPE');
+    if (xml[i] === '>') return i + 1;
     // An internal subset: `[ ... ]` then `>`. Plists never have one; it is skipped, never interpreted.
-    return this.past('>', this.past(']', bracket + 1, 'DOCTYPE'), 'DOCTYPE');
+    return this.past('>', this.past(']', i + 1, 'DOCTYPE'), 'DOCTYPE');
   }
 
   private tag(lt: number): Token {
