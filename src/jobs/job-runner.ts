@@ -4,7 +4,7 @@ import type { ScanJobDoc, ScanJobsRepo } from '../data/scan-jobs-repo';
 import { metrics } from '../metrics/registry';
 
 /** Scan job metrics: one outcome per attempt, timed on the wall clock (the service clock may be a test's). */
-function recordAttempt(outcome: 'done' | 'retry' | 'failed', startedAt: bigint): void {
+function recordAttempt(outcome: 'done' | 'retry' | 'failed', startedAt: bigint = process.hrtime.bigint()): void {
   metrics.scanJobs.inc({ outcome });
   metrics.scanJobDuration.observe({ outcome }, Number(process.hrtime.bigint() - startedAt) / 1e9);
 }
@@ -19,8 +19,9 @@ export interface JobHandler {
 
 const SWEEP_INTERVAL_MS = 60_000;
 /**
- * A job whose holder died during the package's analysis this many times ends with a verdict: the package, not the
- * service, is the likely cause (a graceful stop waits for the job in hand), and each attempt costs an instance.
+ * A job whose holder died during the package's analysis this many times ends with a verdict. After the first, the
+ * package is analysed alone in its process (runScanJob), so the second is its own doing, not a neighbour's; a
+ * graceful stop unmarks the analyses in hand first, so a deploy that kills before they end blames no package.
  */
 export const MAX_INTERRUPTED_ANALYSES = 2;
 
@@ -61,6 +62,10 @@ export class JobRunner {
   private loop: Promise<void> | null = null;
   private stopped = true;
   private lastSweep = 0;
+  /** Lanes running jobs now; each poll tops them up to `concurrency`. */
+  private readonly lanes = new Set<Promise<void>>();
+  /** The jobs in hand (id -> attempts), to unmark their analyses on a graceful stop. */
+  private readonly inHand = new Map<string, number>();
 
   constructor(
     private readonly jobs: ScanJobsRepo,
@@ -84,12 +89,18 @@ export class JobRunner {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the job in hand, if any, to finish. */
+  /**
+   * Stops polling and waits for the jobs in hand to finish. Their analyses are unmarked first: should the process be
+   * killed before they end (an orchestrator's stop timeout is often shorter than an analysis), that is no sign
+   * against their packages.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await Promise.all([...this.inHand].map(([id, attempts]) => this.jobs.markAnalysing(id, attempts, null).catch(() => false)));
     await this.loop;
+    await Promise.all([...this.lanes]);
   }
 
   private schedule(ms: number): void {
@@ -103,7 +114,11 @@ export class JobRunner {
     this.timer.unref();
   }
 
-  /** Runs due jobs until none is left (or the runner is stopped); errors are logged, never thrown. */
+  /**
+   * One poll: the sweep now and then, then lanes up to `concurrency`, each running due jobs until none is due. The
+   * poll does not wait for its lanes: the next one tops them up, so jobs queued while a lane is busy get a lane of
+   * their own within a poll interval. Errors are logged, never thrown.
+   */
   private async drain(): Promise<void> {
     try {
       const now = this.clock.now().getTime();
@@ -112,16 +127,23 @@ export class JobRunner {
         const queued = await this.handler.sweep();
         if (queued > 0) this.logger.warn({ queued }, 'queued static scans a crash had left owed');
       }
-      await Promise.all(Array.from({ length: this.options.concurrency }, () => this.lane()));
     } catch (err) {
-      this.logger.warn({ err }, 'job poll failed; retrying on next poll');
+      this.logger.warn({ err }, 'job sweep failed; retrying on next poll');
+    }
+    while (!this.stopped && this.lanes.size < this.options.concurrency) {
+      const lane: Promise<void> = this.lane().finally(() => this.lanes.delete(lane));
+      this.lanes.add(lane);
     }
   }
 
-  /** One of the runner's `concurrency` lanes: runs due jobs one after another until none is due. */
+  /** One lane: runs due jobs one after another until none is due; a failure ends the lane, the next poll restarts it. */
   private async lane(): Promise<void> {
-    while (!this.stopped && (await this.runDue())) {
-      /* next job */
+    try {
+      while (!this.stopped && (await this.runDue())) {
+        /* next job */
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'job poll failed; retrying on next poll');
     }
   }
 
@@ -129,7 +151,12 @@ export class JobRunner {
   async runDue(): Promise<boolean> {
     const job = await this.claimNext();
     if (!job) return false;
-    await this.process(job);
+    this.inHand.set(job._id, job.attempts);
+    try {
+      await this.process(job);
+    } finally {
+      this.inHand.delete(job._id);
+    }
     return true;
   }
 
@@ -146,7 +173,11 @@ export class JobRunner {
     if (job.analysingSince) {
       const interrupted = await this.jobs.noteInterrupted(job._id, job.attempts);
       log.warn({ interrupted }, 'the last holder of this scan job died while analysing its package');
-      if (interrupted >= MAX_INTERRUPTED_ANALYSES) return this.giveUp({ ...job, interruptedAnalyses: interrupted }, 'analysis interrupted by the end of its process', log);
+      job.interruptedAnalyses = interrupted;
+      if (interrupted >= MAX_INTERRUPTED_ANALYSES) {
+        recordAttempt('failed');
+        return this.giveUp(job, 'analysis interrupted by the end of its process', log);
+      }
     }
     const renewer = setInterval(() => {
       this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs).catch((err) => log.warn({ err }, 'job lease renewal failed'));

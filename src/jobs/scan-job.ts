@@ -8,6 +8,7 @@ import { ScanWorkers } from '../scan/worker';
 import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
+import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
@@ -41,13 +42,21 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const fileName = `${build._id}.${build.platform === 'ios' ? 'ipa' : 'apk'}`;
   const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
   let analysis: StaticAnalysis;
+  let marked = false;
   try {
-    // Marked, so that a process the package brings down (memory outside the worker's heap cap, say) is known by the
-    // next claim, and a package that does it twice gets a verdict instead of taking down one instance per attempt.
-    await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
-    analysis = await workers.analyze(local.path, build.platform, deps.clock.now());
-    await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, null);
+    // Marked while its worker runs, so that a process the package brings down (memory outside the worker's heap
+    // cap, say) is known by the next claim. Every analysis running in that process is marked alike, so a job
+    // interrupted once runs alone from then on, and only a second interruption, alone, is blamed on its package
+    // (JobRunner: MAX_INTERRUPTED_ANALYSES).
+    analysis = await workers.analyze(local.path, build.platform, deps.clock.now(), {
+      alone: (job.interruptedAnalyses ?? 0) > 0,
+      onStart: async () => {
+        marked = await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
+      },
+    });
   } finally {
+    // Whatever ended it (an outcome, a worker that could not start): this process did not die in it.
+    if (marked) await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, null).catch(() => undefined);
     await local.cleanup();
   }
   // A package that could not be read names no app: the target is then the app and version the build declared,
@@ -67,7 +76,8 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     name: await appName(deps, job.appId),
     version: build?.version ?? null,
   };
-  await writeStaticScan(deps, staticScan(deps, job, target, [(job.interruptedAnalyses ?? 0) > 0 ? interruptedFinding() : incompleteFinding(job.attempts)]));
+  const interrupted = (job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES;
+  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)]));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */

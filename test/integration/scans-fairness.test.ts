@@ -1,9 +1,12 @@
 // Protects: scan jobs are shared fairly and run SCAN_WORKERS at once. An app that queues many packages (or packages
 // that each run to the deadline) cannot hold back other apps' scans: a job of an app with nothing running, on any
-// instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once.
+// instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once,
+// also for jobs queued while it is busy. An analysis asked to run alone waits for the others and holds back new ones.
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
 import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
+import { ScanWorkers } from '../../src/scan/worker';
+import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
 let h: Harness;
 
@@ -13,6 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await h.close();
+  await cleanupFixtures();
 });
 
 let serial = 0;
@@ -52,9 +56,8 @@ it('claims a job of an app with nothing running before the older jobs of an app 
   expect(await stateOf(other)).toBe('done');
 });
 
-it('runs up to its concurrency at once, never more', async () => {
-  const ids = [];
-  for (let i = 0; i < 6; i++) ids.push(await queue(`app_many${i % 3}`));
+it('runs up to its concurrency at once, never more, also for jobs queued while a lane is busy', async () => {
+  const ids = [await queue('app_many0')];
   let inFlight = 0;
   let most = 0;
   const done: string[] = [];
@@ -71,10 +74,50 @@ it('runs up to its concurrency at once, never more', async () => {
   };
   const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 3, pollIntervalMs: 50 });
   runner.start();
+  // One job only: the other lanes find nothing and end. Five more arrive while it runs.
+  while (inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 1; i < 6; i++) ids.push(await queue(`app_many${i % 3}`));
   const until = Date.now() + 20_000;
   while (done.length < ids.length && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   await runner.stop();
   expect(done.sort()).toEqual([...ids].sort());
   expect(most).toBe(3);
   for (const id of ids) expect(await stateOf(id)).toBe('done');
+});
+
+it('runs an analysis asked to run alone after those running, and no other until it is over', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35 }), sign: 'release' });
+  const workers = new ScanWorkers({ workers: 2, memoryMb: 128, deadlineMs: 60_000 });
+  const events: string[] = [];
+  const run = (name: string, alone = false) =>
+    workers.analyze(apk, 'android', new Date(), { alone, onStart: async () => void events.push(`${name} start`) }).then(() => events.push(`${name} end`));
+  const first = run('a');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const runs = [first, run('alone', true), run('b')];
+  await Promise.all(runs);
+  expect(events).toEqual(['a start', 'a end', 'alone start', 'alone end', 'b start', 'b end']);
+});
+
+it('unmarks the analyses in hand when stopped, then waits for them to end', async () => {
+  const id = await queue('app_stopping');
+  let release: () => void = () => undefined;
+  const handler: JobHandler = {
+    run: async (job) => {
+      await h.deps.repos.scanJobs.markAnalysing(job._id, job.attempts, h.clock.now());
+      await new Promise<void>((resolve) => (release = resolve));
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { pollIntervalMs: 50 });
+  runner.start();
+  const job = async () => (await h.deps.db.collection<ScanJobDoc>('scan_jobs').findOne({ _id: id }))!;
+  while (!(await job()).analysingSince) await new Promise((resolve) => setTimeout(resolve, 10));
+  let stopped = false;
+  const stopping = runner.stop().then(() => (stopped = true));
+  // Killed from here on (an orchestrator's stop timeout), the next claim would find no mark against the package.
+  while ((await job()).analysingSince) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(stopped).toBe(false);
+  release();
+  await stopping;
+  expect(await job()).toMatchObject({ state: 'done', analysingSince: null });
 });

@@ -7,6 +7,7 @@ import { startHarness, s3StoreEnv, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 import { createJobRunner, DEFAULT_RUNNER_OPTIONS, JobRunner, staticScanId } from '../../src/jobs';
 import { runScanJob } from '../../src/jobs/scan-job';
+import { ScanWorkers, WorkerStartError } from '../../src/scan/worker';
 import { onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
 
@@ -181,6 +182,27 @@ it('ends with a verdict, not another instance, a job whose holders died twice wh
   const scan = (await getScan(h, key, summary.id)).body;
   expect(scan.findings.map((f: any) => [f.id, f.severity])).toEqual([['scan.incomplete', 'high']]);
   expect(scan.findings[0].detail).toContain('stopped the analysing process more than once');
+});
+
+it('counts no death when the analysis worker could not start: the job is retried with back-off, unmarked', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
+  expect(claimed.buildId).toBe(uploaded.id);
+  // The worker is given its slot (and the job marked as analysing), then fails to load.
+  class NotStarting extends ScanWorkers {
+    override async analyze(_file: string, _platform: 'android' | 'ios', _now: Date, options: { onStart?: () => Promise<void> } = {}): Promise<never> {
+      await options.onStart?.();
+      expect((await job(uploaded.id)).analysingSince).toBeInstanceOf(Date);
+      throw new WorkerStartError('analysis worker did not load within 30000 ms');
+    }
+  }
+  await expect(runScanJob(h.deps, claimed, new NotStarting({ workers: 1, memoryMb: 64, deadlineMs: 1_000 }))).rejects.toThrow(WorkerStartError);
+  expect((await job(uploaded.id)).analysingSince).toBeNull();
+  // Its retry is an ordinary one: nothing counted against the package.
+  await h.deps.repos.scanJobs.retryLater(claimed._id, claimed.attempts, h.clock.now(), h.clock.now(), 'worker start');
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 2 });
+  expect((await job(uploaded.id)).interruptedAnalyses ?? 0).toBe(0);
 });
 
 it('queues the static scan a crash left owed between the upload and its job', async () => {

@@ -30,23 +30,37 @@ export class WorkerStartError extends Error {}
  */
 export class ScanWorkers {
   private running = 0;
+  private aloneWaiting = 0;
   private readonly waiting: Array<() => void> = [];
 
   constructor(readonly options: IsolationOptions) {}
 
-  async analyze(filePath: string, platform: Platform, now: Date): Promise<StaticAnalysis> {
-    await this.slot();
+  /**
+   * Runs one analysis in a worker of its own. `alone`: with no other analysis in this process, before or during it
+   * (a package whose analysis the process once died in is tried again alone, so that a second death is its own).
+   */
+  async analyze(filePath: string, platform: Platform, now: Date, { alone = false, onStart }: { alone?: boolean; onStart?: () => Promise<void> } = {}): Promise<StaticAnalysis> {
+    const slots = alone ? this.options.workers : 1;
+    await this.slot(slots);
     try {
+      await onStart?.(); // once it has its slot: waiting for one is not analysing
       return await runOne({ filePath, platform, nowMs: now.getTime() }, this.options);
     } finally {
-      this.running--;
-      this.waiting.shift()?.();
+      this.running -= slots;
+      for (const wake of this.waiting.splice(0)) wake();
     }
   }
 
-  private async slot(): Promise<void> {
-    while (this.running >= this.options.workers) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
+  /** Takes `slots` worker slots; while an analysis waits to run alone, no other starts first (it would wait forever). */
+  private async slot(slots: number): Promise<void> {
+    const alone = slots > 1;
+    if (alone) this.aloneWaiting++;
+    try {
+      while (this.running + slots > this.options.workers || (!alone && this.aloneWaiting > 0)) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } finally {
+      if (alone) this.aloneWaiting--;
+    }
+    this.running += slots;
   }
 }
 
