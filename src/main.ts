@@ -5,7 +5,6 @@ import { createHttpApp } from './http/app';
 import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
 import { createAuditRetention, createJobRunner } from './jobs';
-import { removeStaleCopies } from './jobs/artifact-file';
 import { startThreatRetention } from './jobs/threat-retention';
 import { WebhookWorker } from './webhooks/delivery-worker';
 import { createWebhookRetention } from './jobs/webhook-retention';
@@ -41,10 +40,6 @@ async function main(): Promise<void> {
   // Static scans run off the request path; every instance polls the durable job collection.
   const jobs = createJobRunner(deps);
   jobs.start();
-  // Package copies of scans a crash interrupted (an analysis ends within its deadline; 10 minutes more for the copy).
-  removeStaleCopies(config.scanIsolation.deadlineMs + 10 * 60_000)
-    .then((removed) => removed > 0 && logger.warn({ removed }, 'removed package copies of interrupted scans'))
-    .catch((err) => logger.warn({ err }, 'could not remove package copies of interrupted scans'));
   // Retention sweeps: FerretDB has no TTL index, so expired entries are removed by one instance per period.
   const auditRetention = createAuditRetention(deps);
   auditRetention.start();

@@ -46,7 +46,7 @@ export async function copyArtifactToTemp(store: ArtifactStore, key: string, file
 /**
  * Removes the copies a process left behind when it died during a scan (each up to 500 MB; `cleanup` never ran):
  * those whose directory and files were last written longer than `olderThanMs` ago, which no live scan still uses (an
- * analysis ends within SCAN_DEADLINE_S of its copy). Run when the job runner starts; returns how many were removed.
+ * analysis ends within SCAN_DEADLINE_S of its copy). Run by the job runner's sweep each minute; returns how many were removed.
  */
 export async function removeStaleCopies(olderThanMs: number, now = Date.now(), tmp = os.tmpdir()): Promise<number> {
   let removed = 0;

@@ -3,6 +3,7 @@ import { JobRunner, type JobHandler, type RunnerOptions } from './job-runner';
 import { giveUpScanJob, runScanJob, scanWorkersFor } from './scan-job';
 import type { ScanWorkers } from '../scan/worker';
 import { queueOwedStaticScans } from '../services/build-hooks';
+import { removeStaleCopies } from './artifact-file';
 
 export { JobRunner, backoffMs, DEFAULT_RUNNER_OPTIONS, type JobHandler, type RunnerOptions } from './job-runner';
 export { staticScanId } from './scan-job';
@@ -12,7 +13,15 @@ export { staticScanId } from './scan-job';
  * process's analysis workers, configured by SCAN_WORKERS, SCAN_WORKER_MEMORY_MB and SCAN_DEADLINE_S.
  */
 export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}, workers: ScanWorkers = scanWorkersFor(deps.config)): JobRunner {
-  const handler: JobHandler = { run: (job) => runScanJob(deps, job, workers), giveUp: (job) => giveUpScanJob(deps, job), sweep: () => queueOwedStaticScans(deps) };
+  // Package copies of scans a crash interrupted go with the sweep, each minute (an analysis ends within its
+  // deadline; 10 minutes more for the copy), so a process restarted at once still removes its predecessor's.
+  const staleCopiesAfterMs = deps.config.scanIsolation.deadlineMs + 10 * 60_000;
+  const sweep = async () => {
+    const removed = await removeStaleCopies(staleCopiesAfterMs).catch(() => 0);
+    if (removed > 0) deps.logger.warn({ removed }, 'removed package copies of interrupted scans');
+    return queueOwedStaticScans(deps);
+  };
+  const handler: JobHandler = { run: (job) => runScanJob(deps, job, workers), giveUp: (job) => giveUpScanJob(deps, job), sweep };
   return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';

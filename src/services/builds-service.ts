@@ -60,14 +60,15 @@ async function runHook(ctx: { logger: RequestContext['logger'] }, name: string, 
 
 /**
  * The verified claims of the CI job behind an access token (recorded at the exchange); null for API keys. An access
- * token always has them (the exchange records them before it answers): a token without is never let register a build
- * that would look like an API key's, with no provenance and so no commit check.
+ * token always has them (the exchange records them before it answers): a token without (one an instance older than
+ * jti-keyed provenance minted, in a rolling deploy) is refused as any invalid credential is, so the client exchanges
+ * again, and is never let register a build that would look like an API key's, with no provenance or commit check.
  */
 async function provenanceOf(ctx: RequestContext, appId: string, now: Date): Promise<BuildProvenance | null> {
   const principal = ctx.principal;
   if (principal.kind !== 'oidc') return null;
   const provenance = await ctx.repos.tokenProvenance.find(appId, principal.tokenId, now);
-  if (!provenance) throw new Error('no provenance is recorded for this access token');
+  if (!provenance) throw new DomainError('unauthorized', 'A valid credential is required.');
   return provenance;
 }
 

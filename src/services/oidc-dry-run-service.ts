@@ -47,9 +47,10 @@ function claimErrors(claims: ClaimInput[]): FieldError[] {
 /**
  * Answers what the exchange would do with these claims (rules:read, or staff): which rules match, the scopes it
  * would grant and each other rule's first failing check. The very evaluator the exchange runs; it verifies no
- * signature, mints nothing and claims no jti. Recorded as `oidc.dry_run`: one entry per app, caller and minute, with
- * the first call's claims and a count of the calls, so a rules:read key cannot fill the app's trail (kept 400 days)
- * with claims of its choosing at the rate its plan allows.
+ * signature, mints nothing and claims no jti. Recorded as `oidc.dry_run`: one entry per app, caller, outcome (a
+ * match, or the refusal's reason) and minute, with the first such call's claims and a count of the calls, so a
+ * rules:read key cannot fill the app's trail (kept 400 days) with claims of its choosing at the rate its plan allows,
+ * nor hide refused tries behind one matching call.
  */
 export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims: ClaimInput[]): Promise<DryRunResult> {
   authorizeForApp(ctx, 'rules:read', appId, { write: false });
@@ -65,7 +66,8 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
   const claimsSeen = ruleClaimsOf(payload);
   const actor = actorOf(ctx.principal);
   const now = ctx.clock.now();
-  const entryKey = createHash('sha256').update(`${app._id}\noidc.dry_run\n${actor}\n${Math.floor(now.getTime() / 60_000)}`).digest('base64url').slice(0, 24);
+  const outcome = evaluation.matches ? 'match' : (evaluation.refusal ?? 'refused');
+  const entryKey = createHash('sha256').update(`${app._id}\noidc.dry_run\n${actor}\n${outcome}\n${Math.floor(now.getTime() / 60_000)}`).digest('base64url').slice(0, 24);
   await ctx.repos.audit.incrementAggregate({
     _id: `aud_${entryKey}`,
     appId: app._id,

@@ -89,13 +89,18 @@ it('mints nothing, claims no jti, and records oidc.dry_run', async () => {
   const [entry] = (await h.deps.repos.audit.list(appId, { limit: 1, action: 'oidc.dry_run' })).data;
   expect(entry).toMatchObject({ subject: claims.sub, claims: { repository: 'acme/mobile-app', event_name: 'push' }, details: { matches: true, scopes: 'builds:write' } });
   expect(entry.rules).toEqual(answer.rules);
-  // One entry per caller and minute, counting the calls: a rules:read key cannot fill the trail with claims it chose.
-  for (let i = 0; i < 3; i++) expect((await dryRun(appId, key, { claims: { ...claims, repository: `junk/${i}` } })).status).toBe(200);
-  const sameMinute = (await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data;
-  expect(sameMinute.map((e) => [e.count, e.claims?.repository])).toEqual([[4, 'acme/mobile-app']]);
+  // One entry per caller, outcome and minute, counting the calls: a rules:read key cannot fill the trail with claims
+  // it chose, nor hide refused tries behind a matching one.
+  for (let i = 0; i < 3; i++) expect((await readJson(await dryRun(appId, key, { claims: { ...claims, sub: `repo:junk/x${i}:ref:refs/heads/main` } }))).matches).toBe(false);
+  expect((await dryRun(appId, key, { claims })).status).toBe(200);
+  const entries = async () => (await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data.map((e) => [e.details.matches, e.count, e.subject]);
+  expect(await entries()).toEqual([
+    [false, 3, 'repo:junk/x0:ref:refs/heads/main'],
+    [true, 2, claims.sub],
+  ]);
   h.clock.advance(60_000);
   expect((await dryRun(appId, key, { claims })).status).toBe(200);
-  expect((await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data.map((e) => e.count)).toEqual([1, 4]);
+  expect((await entries()).map(([, count]) => count)).toEqual([1, 3, 2]);
   // The same jti can still be exchanged once: the dry-run claimed nothing.
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(200);
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(401);

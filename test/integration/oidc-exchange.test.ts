@@ -443,6 +443,12 @@ describe('access tokens', () => {
     const { jti: _jti, ...withoutJti } = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const unnamed = await h.deps.signingKeys.sign('access', withoutJti, new Date(withoutJti.exp * 1000));
     expect((await h.api('/v1/whoami', { headers: bearer(unnamed) })).status).toBe(401);
+    // One whose jti names no recorded job (minted elsewhere, say by an older instance) registers nothing: a 401, so
+    // the client exchanges again.
+    const unrecorded = await h.deps.signingKeys.sign('access', { ...withoutJti, jti: 'atk_neverrecorded0000000' }, new Date(withoutJti.exp * 1000));
+    expect((await h.api('/v1/whoami', { headers: bearer(unrecorded) })).status).toBe(200);
+    const refused = await h.api('/v1/builds', { method: 'POST', headers: json(unrecorded), body: JSON.stringify({ platform: 'android', version: '1.0.0' }) });
+    expect(refused.status).toBe(401);
   });
 });
 
