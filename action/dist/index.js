@@ -890,7 +890,7 @@ function findingsTable(findings) {
 }
 var MARKDOWN_SYNTAX = /[\\`*_[\]()!<>#|~&]/g;
 var cell = (text) => printable(text).replace(MARKDOWN_SYNTAX, "\\$&");
-var code = (text) => printable(text).replace(/`/g, "'");
+var code = (text) => printable(text).replace(/`/g, "'").replace(/\|/g, "\\|");
 function summaryMarkdown(scan, buildId, gate) {
   const lines = [
     `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
@@ -984,7 +984,7 @@ function classify(status, body, retryAfter) {
   return { kind: "fatal", message: `upload failed: ${detail ?? `HTTP ${status}`}` };
 }
 var BUFFERS = 4;
-var DEFAULT_L2_BYTES = 512 * 1024;
+var SMALL_L2_CHUNK = 96 * 1024;
 var chunkBytesOnce;
 function l2CacheBytes() {
   const dir = "/sys/devices/system/cpu/cpu0/cache";
@@ -1001,8 +1001,8 @@ function l2CacheBytes() {
 }
 function chunkBytes() {
   if (chunkBytesOnce === void 0) {
-    const quarter = Math.floor((l2CacheBytes() ?? DEFAULT_L2_BYTES) / BUFFERS / 16384) * 16384;
-    chunkBytesOnce = Math.min(256 * 1024, Math.max(64 * 1024, quarter));
+    const l2 = l2CacheBytes() ?? 0;
+    chunkBytesOnce = l2 <= 512 * 1024 ? SMALL_L2_CHUNK : Math.min(256 * 1024, Math.floor(l2 / BUFFERS / 16384) * 16384);
   }
   return chunkBytesOnce;
 }

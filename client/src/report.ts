@@ -29,8 +29,11 @@ export function findingsTable(findings: Finding[]): string[] {
  */
 const MARKDOWN_SYNTAX = /[\\`*_[\]()!<>#|~&]/g;
 const cell = (text: string) => printable(text).replace(MARKDOWN_SYNTAX, '\\$&');
-/** Inside a code span nothing is escaped, so only a backtick (which would end it) is replaced. */
-const code = (text: string) => printable(text).replace(/`/g, "'");
+/**
+ * Inside a code span backslashes are literal, so a backtick (which would end it) is replaced; a `|` is escaped all
+ * the same, as GitHub splits table rows on it before reading code spans.
+ */
+const code = (text: string) => printable(text).replace(/`/g, "'").replace(/\|/g, '\\|');
 
 /** Markdown for $GITHUB_STEP_SUMMARY. */
 export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?: string; passed: boolean; reason?: string }): string {

@@ -52,14 +52,15 @@ function classify(status: number, body: string, retryAfter: string | undefined):
  * Bytes per read and per socket write, and buffers in flight (one being read from disk while the others are with the
  * socket). Every byte is copied twice by the kernel, from the page cache into a buffer and from the buffer into the
  * socket; when all buffers together fit in a core's L2 cache, the second copy reads from the cache instead of memory,
- * and the larger the chunks within that, the less JavaScript runs per byte. So the four buffers share one L2 cache,
- * read from Linux's sysfs (512 KiB when unknown, as on common CI runners), in chunks of 64 to 256 KiB. Measured
- * (bench:client, 500 MB, against curl): with 512 KiB of L2, 96 KiB x 4 gave 0.92 of curl on Node 24 and 0.83 on
- * Node 20 (1 MiB x 3: 0.74 and 0.77, with 50 % more CPU); with 1 MiB of L2, 256 KiB x 4 cut the client's CPU from
- * 0.14 to 0.10 s against 96 KiB x 4 (curl: 0.08 s), 0.91 to 0.97 of curl on Node 20.
+ * and the larger the chunks within that, the less JavaScript runs per byte. Measured (bench:client, 500 MB, against
+ * curl): with 512 KiB of L2 (common CI runners), 96 KiB x 4 was best, 0.92 of curl on Node 24 and 0.83 on Node 20
+ * (64, 128 and 192 KiB fell between; 1 MiB x 3: 0.74 and 0.77, with 50 % more CPU); with 1 MiB of L2, 256 KiB x 4
+ * cut the client's CPU from 0.14 to 0.10 s against 96 KiB x 4 (curl: 0.08 s), 0.90 to 0.98 of curl on Node 20. So:
+ * 96 KiB where the L2 cache, read from Linux's sysfs, is 512 KiB or less or unknown; above, a quarter of it, at
+ * most 256 KiB.
  */
 const BUFFERS = 4;
-const DEFAULT_L2_BYTES = 512 * 1024;
+const SMALL_L2_CHUNK = 96 * 1024;
 let chunkBytesOnce: number | undefined;
 
 /** The size of one core's L2 cache as Linux reports it ("1024K"), or undefined elsewhere. */
@@ -80,8 +81,8 @@ function l2CacheBytes(): number | undefined {
 
 function chunkBytes(): number {
   if (chunkBytesOnce === undefined) {
-    const quarter = Math.floor((l2CacheBytes() ?? DEFAULT_L2_BYTES) / BUFFERS / 16384) * 16384;
-    chunkBytesOnce = Math.min(256 * 1024, Math.max(64 * 1024, quarter));
+    const l2 = l2CacheBytes() ?? 0;
+    chunkBytesOnce = l2 <= 512 * 1024 ? SMALL_L2_CHUNK : Math.min(256 * 1024, Math.floor(l2 / BUFFERS / 16384) * 16384);
   }
   return chunkBytesOnce;
 }

@@ -133,7 +133,8 @@ describe('text from the service in a CI log', () => {
     expect(markdown).not.toContain('\r');
   });
 
-  it('shows a package\'s Markdown in the summary as text: no link, image, HTML or emphasis of its making', () => {
+  // A bare https:// or www. text still becomes a link on GitHub (its autolinks), but one that shows where it goes.
+  it('shows a package\'s Markdown in the summary as text: no disguised link, image, HTML or emphasis of its making', () => {
     const linked = { ...finding('ios.ats-insecure-http-domain'), title: 'Plain HTTP allowed for [Click here](https://evil.example) ![](https://tracker.example/p.png)', fix: '<img src=x> **now** `x` | y' };
     const row = summaryMarkdown(scan([linked]), 'bld_1', { passed: true }).split('\n').find((l) => l.startsWith('| high'))!;
     expect(row).toBe(
