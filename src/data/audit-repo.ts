@@ -32,7 +32,10 @@ export interface AuditDoc {
   claims?: Record<string, string | null> | null;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: AuditRuleOutcome[] | null;
-  /** oidc.denied: how many refusals this entry counts (of one token, or of one reason and minute when unproven). */
+  /**
+   * oidc.denied: how many refusals this entry counts (of one token, or of one reason and minute when unproven);
+   * oidc.dry_run: how many dry runs of one caller, outcome and minute.
+   */
   count?: number | null;
   /** Who did it: `staff:<id>`, `operator:<os user>`; absent on entries written before actors were recorded. */
   actor?: string | null;

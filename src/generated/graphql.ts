@@ -517,7 +517,7 @@ export type AuditEvent = Node & {
   claims?: Maybe<TokenClaims>;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: Maybe<Array<RuleOutcome>>;
-  /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). */
+  /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). oidc.dry_run: how many dry runs of one caller, outcome and minute. */
   count?: Maybe<Scalars['Int']['output']>;
   /** Who did it: staff:<id> or operator:<user> (staff and operator mutations). */
   actor?: Maybe<Scalars['String']['output']>;

@@ -557,7 +557,7 @@ export interface components {
             sha256: components["schemas"]["Sha256"];
             /**
              * Format: uri
-             * @description Signed URL to `PUT` the file to; present only while `status` is `pending`. Never log it.
+             * @description Signed URL to `PUT` the file to; present only while `status` is `pending`, and only to a credential that may write builds (`builds:write`). Never log it.
              */
             uploadUrl?: string;
             /** Format: date-time */
@@ -842,7 +842,9 @@ export interface components {
              * @description `oidc.denied` entries count refusals instead of repeating them: a live token whose signature was
              *     verified has one entry (with its claims) however often it is sent; refusals that prove nothing
              *     (malformed, bad signature, unknown key, forbidden header, key too small, expired or not yet valid)
-             *     hold no claims and are counted in one entry per app, reason and minute. Null on other actions.
+             *     hold no claims and are counted in one entry per app, reason and minute. `oidc.dry_run` entries count
+             *     the dry runs of one caller, outcome (a match, or the refusal's reason) and minute, holding the first
+             *     one's claims. Null on other actions.
              */
             count: number | null;
             /**

@@ -54,12 +54,12 @@ export const limitRules: ValidationRule[] = [
  * runs at most 9 of them; a console view runs one.
  */
 export const AGGREGATE_COST = 500;
-/** The aggregates (schema/dashboards.graphql), by type and field. */
 /**
  * Lists without a size argument whose size has a known bound well above UNSIZED_LIST: priced at that bound. A scan
  * keeps up to 100 findings of package-chosen text, so 38 builds with their findings cost 3,800, not 950.
  */
 const BOUNDED_LISTS: Record<string, number> = { 'Scan.findings': LIMITS.findings };
+/** The aggregates (schema/dashboards.graphql), by type and field. */
 const AGGREGATES = new Set(['App.threatTrend', 'App.threatBreakdown', 'App.buildTrend', 'App.refusedExchanges', 'Query.refusedExchanges', 'Query.latestGradeDistribution']);
 
 /** Fields of these types return the items of a page their parent field already counted: not multiplied again. */
