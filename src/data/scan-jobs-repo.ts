@@ -99,8 +99,9 @@ export class ScanJobsRepo {
   async fail(id: string, attempts: number, now: Date, lastError: string): Promise<boolean> {
     return this.finish(id, attempts, { state: 'failed', leaseUntil: null, lastError, updatedAt: now });
   }
+  /** Every outcome clears the analysis mark with it, in one write: an unmark lost to an error is never left behind. */
   private async finish(id: string, attempts: number, set: Partial<ScanJobDoc>): Promise<boolean> {
-    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: set });
+    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: { ...set, analysingSince: null } });
     return r.modifiedCount === 1;
   }
   findByBuild(appId: string, buildId: string): Promise<ScanJobDoc | null> {

@@ -21,7 +21,7 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
     if (removed > 0) deps.logger.warn({ removed }, 'removed package copies of interrupted scans');
     return queueOwedStaticScans(deps);
   };
-  const handler: JobHandler = { run: (job) => runScanJob(deps, job, workers), giveUp: (job) => giveUpScanJob(deps, job), sweep };
+  const handler: JobHandler = { run: (job, stopping) => runScanJob(deps, job, workers, stopping), giveUp: (job) => giveUpScanJob(deps, job), sweep };
   return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';

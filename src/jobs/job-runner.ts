@@ -11,7 +11,8 @@ function recordAttempt(outcome: 'done' | 'retry' | 'failed', startedAt: bigint =
 
 /** What a kind of job does; `run` throws to ask for a retry, `giveUp` records the final failure for the client. */
 export interface JobHandler {
-  run(job: ScanJobDoc): Promise<void>;
+  /** `stopping` is aborted when the runner stops: start nothing that a kill at the stop timeout would interrupt. */
+  run(job: ScanJobDoc, stopping: AbortSignal): Promise<void>;
   giveUp(job: ScanJobDoc): Promise<void>;
   /** Finds work that should have been queued but was not (a crash in between); run now and then. */
   sweep?(): Promise<number>;
@@ -66,6 +67,7 @@ export class JobRunner {
   private readonly lanes = new Set<Promise<void>>();
   /** The jobs in hand (id -> attempts), to unmark their analyses on a graceful stop. */
   private readonly inHand = new Map<string, number>();
+  private stopping = new AbortController();
 
   constructor(
     private readonly jobs: ScanJobsRepo,
@@ -86,6 +88,7 @@ export class JobRunner {
     this.options = { ...this.options, ...options };
     if (!this.stopped) return;
     this.stopped = false;
+    this.stopping = new AbortController();
     this.schedule(0);
   }
 
@@ -96,6 +99,7 @@ export class JobRunner {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await Promise.all([...this.inHand].map(([id, attempts]) => this.jobs.markAnalysing(id, attempts, null).catch(() => false)));
@@ -151,11 +155,16 @@ export class JobRunner {
   async runDue(): Promise<boolean> {
     const job = await this.claimNext();
     if (!job) return false;
+    if (this.stopping.signal.aborted) {
+      // Claimed as the runner stopped: handed back at once for another instance, not run here.
+      await this.jobs.retryLater(job._id, job.attempts, this.clock.now(), this.clock.now(), 'handed back: the service was stopping');
+      return false;
+    }
     this.inHand.set(job._id, job.attempts);
     try {
       await this.process(job);
     } finally {
-      this.inHand.delete(job._id);
+      if (this.inHand.get(job._id) === job.attempts) this.inHand.delete(job._id);
     }
     return true;
   }
@@ -174,10 +183,11 @@ export class JobRunner {
       const interrupted = await this.jobs.noteInterrupted(job._id, job.attempts);
       log.warn({ interrupted }, 'the last holder of this scan job died while analysing its package');
       job.interruptedAnalyses = interrupted;
-      if (interrupted >= MAX_INTERRUPTED_ANALYSES) {
-        recordAttempt('failed');
-        return this.giveUp(job, 'analysis interrupted by the end of its process', log);
-      }
+    }
+    // Also when an earlier attempt reached the count but could not write the verdict: never analysed again.
+    if ((job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES) {
+      recordAttempt('failed');
+      return this.giveUp(job, 'analysis interrupted by the end of its process', log);
     }
     const renewer = setInterval(() => {
       this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs).catch((err) => log.warn({ err }, 'job lease renewal failed'));
@@ -185,7 +195,7 @@ export class JobRunner {
     renewer.unref();
     const startedAt = process.hrtime.bigint();
     try {
-      await this.handler.run(job);
+      await this.handler.run(job, this.stopping.signal);
       clearInterval(renewer);
       await this.jobs.complete(job._id, job.attempts, this.clock.now());
       recordAttempt('done', startedAt);
@@ -193,12 +203,14 @@ export class JobRunner {
     } catch (err) {
       clearInterval(renewer);
       const reason = describe(err);
-      if (job.attempts >= this.options.maxAttempts) {
+      if (job.attempts >= this.options.maxAttempts && !this.stopping.signal.aborted) {
         recordAttempt('failed', startedAt);
         return this.giveUp(job, reason, log);
       }
       const now = this.clock.now();
-      await this.jobs.retryLater(job._id, job.attempts, now, new Date(now.getTime() + backoffMs(job.attempts)), reason);
+      // Stopped before it could run: another instance may take it at once.
+      const runAfter = this.stopping.signal.aborted ? now : new Date(now.getTime() + backoffMs(job.attempts));
+      await this.jobs.retryLater(job._id, job.attempts, now, runAfter, reason);
       recordAttempt('retry', startedAt);
       log.warn({ reason }, 'scan job failed; retrying later');
     }

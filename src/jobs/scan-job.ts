@@ -32,7 +32,7 @@ export function scanWorkersFor(config: Deps['config']): ScanWorkers {
  * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
  * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
  */
-export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config)): Promise<void> {
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config), stopping?: AbortSignal): Promise<void> {
   const scanId = staticScanId(job);
   const written = await deps.repos.scans.findById(job.appId, scanId);
   if (written) return recordStaticGrade(deps, written); // written by an earlier attempt, which may have stopped before this
@@ -42,21 +42,24 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const fileName = `${build._id}.${build.platform === 'ios' ? 'ipa' : 'apk'}`;
   const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
   let analysis: StaticAnalysis;
-  let marked = false;
+  const unmark = () => deps.repos.scanJobs.markAnalysing(job._id, job.attempts, null);
   try {
     // Marked while its worker runs, so that a process the package brings down (memory outside the worker's heap
     // cap, say) is known by the next claim. Every analysis running in that process is marked alike, so a job
     // interrupted once runs alone from then on, and only a second interruption, alone, is blamed on its package
-    // (JobRunner: MAX_INTERRUPTED_ANALYSES).
+    // (JobRunner: MAX_INTERRUPTED_ANALYSES). Unmarked however it ends (an outcome, a worker that could not start:
+    // this process did not die in it), before its slot goes to another; never marked once the service is stopping
+    // (an orchestrator may kill it before the analysis ends, which says nothing of the package).
     analysis = await workers.analyze(local.path, build.platform, deps.clock.now(), {
       alone: (job.interruptedAnalyses ?? 0) > 0,
       onStart: async () => {
-        marked = await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
+        if (stopping?.aborted) throw new Error('the service is stopping: the analysis is left to another instance');
+        await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
+        if (stopping?.aborted) await unmark(); // stopped while the mark was written
       },
+      onEnd: async () => void (await unmark()),
     });
   } finally {
-    // Whatever ended it (an outcome, a worker that could not start): this process did not die in it.
-    if (marked) await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, null).catch(() => undefined);
     await local.cleanup();
   }
   // A package that could not be read names no app: the target is then the app and version the build declared,

@@ -186,22 +186,42 @@ it('ends with a verdict, not another instance, a job whose holders died twice wh
 
 it('counts no death when the analysis worker could not start: the job is retried with back-off, unmarked', async () => {
   const uploaded = await uploadPackage(h, key, apk, 'android');
-  const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
-  expect(claimed.buildId).toBe(uploaded.id);
-  // The worker is given its slot (and the job marked as analysing), then fails to load.
+  // The analysis is given its slot (and the job marked as analysing), then its worker fails to load.
   class NotStarting extends ScanWorkers {
-    override async analyze(_file: string, _platform: 'android' | 'ios', _now: Date, options: { onStart?: () => Promise<void> } = {}): Promise<never> {
-      await options.onStart?.();
-      expect((await job(uploaded.id)).analysingSince).toBeInstanceOf(Date);
+    marked = false;
+    protected override async runWorker(): Promise<never> {
+      this.marked = (await job(uploaded.id)).analysingSince instanceof Date;
       throw new WorkerStartError('analysis worker did not load within 30000 ms');
     }
   }
-  await expect(runScanJob(h.deps, claimed, new NotStarting({ workers: 1, memoryMb: 64, deadlineMs: 1_000 }))).rejects.toThrow(WorkerStartError);
-  expect((await job(uploaded.id)).analysingSince).toBeNull();
-  // Its retry is an ordinary one: nothing counted against the package.
-  await h.deps.repos.scanJobs.retryLater(claimed._id, claimed.attempts, h.clock.now(), h.clock.now(), 'worker start');
+  const notStarting = new NotStarting({ workers: 1, memoryMb: 64, deadlineMs: 1_000 });
+  expect(await createJobRunner(h.deps, {}, notStarting).runDue()).toBe(true);
+  expect(notStarting.marked).toBe(true);
+  const retried = await job(uploaded.id);
+  expect(retried).toMatchObject({ state: 'queued', attempts: 1, analysingSince: null, lastError: expect.stringContaining('did not load') });
+  expect(retried.runAfter.getTime()).toBeGreaterThan(h.clock.now().getTime()); // back-off, as for any fault of ours
+  // Its retry is an ordinary one, with others: nothing counted against the package.
+  h.clock.set(retried.runAfter);
   expect(await h.jobs.runDue()).toBe(true);
   expect(await job(uploaded.id)).toMatchObject({ state: 'done', attempts: 2 });
+  expect((await job(uploaded.id)).interruptedAnalyses ?? 0).toBe(0);
+});
+
+it('starts no analysis once the service is stopping, and clears a mark with every outcome', async () => {
+  const uploaded = await uploadPackage(h, key, apk, 'android');
+  const claimed = (await h.deps.repos.scanJobs.claim(h.clock.now(), DEFAULT_RUNNER_OPTIONS.leaseMs))!;
+  expect(claimed.buildId).toBe(uploaded.id);
+  const stopping = new AbortController();
+  stopping.abort();
+  // A kill at the orchestrator's stop timeout could end it: it is not started, so never marked.
+  await expect(runScanJob(h.deps, claimed, undefined, stopping.signal)).rejects.toThrow(/stopping/);
+  expect((await job(uploaded.id)).analysingSince ?? null).toBeNull();
+  // A mark whose own unmark was lost goes with the job's next transition.
+  await h.deps.repos.scanJobs.markAnalysing(claimed._id, claimed.attempts, h.clock.now());
+  await h.deps.repos.scanJobs.retryLater(claimed._id, claimed.attempts, h.clock.now(), h.clock.now(), 'stopping');
+  expect(await job(uploaded.id)).toMatchObject({ state: 'queued', analysingSince: null });
+  expect(await h.jobs.runDue()).toBe(true);
+  expect(await job(uploaded.id)).toMatchObject({ state: 'done' });
   expect((await job(uploaded.id)).interruptedAnalyses ?? 0).toBe(0);
 });
 

@@ -39,16 +39,28 @@ export class ScanWorkers {
    * Runs one analysis in a worker of its own. `alone`: with no other analysis in this process, before or during it
    * (a package whose analysis the process once died in is tried again alone, so that a second death is its own).
    */
-  async analyze(filePath: string, platform: Platform, now: Date, { alone = false, onStart }: { alone?: boolean; onStart?: () => Promise<void> } = {}): Promise<StaticAnalysis> {
+  async analyze(
+    filePath: string,
+    platform: Platform,
+    now: Date,
+    { alone = false, onStart, onEnd }: { alone?: boolean; onStart?: () => Promise<void>; onEnd?: () => Promise<void> } = {},
+  ): Promise<StaticAnalysis> {
     const slots = alone ? this.options.workers : 1;
     await this.slot(slots);
     try {
       await onStart?.(); // once it has its slot: waiting for one is not analysing
-      return await runOne({ filePath, platform, nowMs: now.getTime() }, this.options);
+      return await this.runWorker({ filePath, platform, nowMs: now.getTime() });
     } finally {
+      // Before the slot goes to the next analysis: nothing that runs after this one is laid at its door.
+      await onEnd?.().catch(() => undefined);
       this.running -= slots;
       for (const wake of this.waiting.splice(0)) wake();
     }
+  }
+
+  /** One analysis in a worker thread of its own (a seam: tests make a worker that cannot start). */
+  protected runWorker(request: WorkerRequest): Promise<StaticAnalysis> {
+    return runOne(request, this.options);
   }
 
   /** Takes `slots` worker slots; while an analysis waits to run alone, no other starts first (it would wait forever). */
