@@ -93,14 +93,18 @@ it('mints nothing, claims no jti, and records oidc.dry_run', async () => {
   // it chose, nor hide refused tries behind a matching one.
   for (let i = 0; i < 3; i++) expect((await readJson(await dryRun(appId, key, { claims: { ...claims, sub: `repo:junk/x${i}:ref:refs/heads/main` } }))).matches).toBe(false);
   expect((await dryRun(appId, key, { claims })).status).toBe(200);
+  // Newest first; the two entries of one instant in either order.
   const entries = async () => (await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.dry_run' })).data.map((e) => [e.details.matches, e.count, e.subject]);
-  expect(await entries()).toEqual([
-    [false, 3, 'repo:junk/x0:ref:refs/heads/main'],
+  const bySubject = (rows: unknown[][]) => [...rows].sort((a, b) => String(a[2]).localeCompare(String(b[2])));
+  expect(bySubject(await entries())).toEqual([
     [true, 2, claims.sub],
+    [false, 3, 'repo:junk/x0:ref:refs/heads/main'],
   ]);
   h.clock.advance(60_000);
   expect((await dryRun(appId, key, { claims })).status).toBe(200);
-  expect((await entries()).map(([, count]) => count)).toEqual([1, 3, 2]);
+  const [newest, ...older] = await entries();
+  expect(newest).toEqual([true, 1, claims.sub]);
+  expect(bySubject(older).map(([, count]) => count)).toEqual([2, 3]);
   // The same jti can still be exchanged once: the dry-run claimed nothing.
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(200);
   expect((await exchange(issuer.sign(claims), appId)).status).toBe(401);
