@@ -65,8 +65,9 @@ it('runs up to its concurrency at once, never more, also for jobs queued while a
     run: async (job) => {
       inFlight++;
       most = Math.max(most, inFlight);
-      // Long enough for every lane to claim its next job meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Held until three run at once (or 3 s pass: a runner that never runs three ends the test with most < 3).
+      const until = Date.now() + 3_000;
+      while (inFlight < 3 && most < 3 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
       inFlight--;
       done.push(job._id);
     },
