@@ -5,6 +5,7 @@ import { pathParams } from '../request';
 import type { components } from '../../src/generated/openapi';
 import { CreateBuildDocument, CreateUploadUrlDocument, GetBuildDocument, type BuildFieldsFragment } from '../../src/generated/rest-operations';
 import { receiveUpload, scansOfBuild, toBuildView, type BuildView } from '../../src/services/builds-service';
+import { addressKey } from '../../src/rate-limit/client-address';
 
 type RestBuild = components['schemas']['Build'];
 type BuildCreate = components['schemas']['BuildCreate'];
@@ -56,7 +57,7 @@ export const createUploadUrl: Handler = async (req, res, ctx) => {
  */
 export const uploadBuildArtifact: Handler = async (req, res, ctx) => {
   try {
-    const uploaded = await receiveUpload(ctx, pathParams(req).token, req, req.ip ?? 'unknown');
+    const uploaded = await receiveUpload(ctx, pathParams(req).token, req, addressKey(req.ip ?? 'unknown'));
     const view = await toBuildView(ctx, uploaded);
     const scans = await scansOfBuild(ctx, view);
     res.status(200).json(toRest({ ...view, scans }));

@@ -4,6 +4,7 @@ import { ANONYMOUS_LIMIT, PLAN_LIMITS } from '../../src/rate-limit/plans';
 import type { Principal } from '../../src/auth/principal';
 import { buildProblem, sendProblem } from '../problem';
 import { requestState } from '../state';
+import { addressKey } from '../../src/rate-limit/client-address';
 
 /** The bucket a request counts against, and its limit (CONTRACT.md, Rate limits). */
 export function bucketFor(principal: Principal | undefined, clientAddress: string): { bucket: string; limit: number } {
@@ -13,7 +14,7 @@ export function bucketFor(principal: Principal | undefined, clientAddress: strin
     case 'oidc':
       return { bucket: `rule:${principal.bucketRuleId}`, limit: PLAN_LIMITS[principal.plan] };
     default:
-      return { bucket: `ip:${clientAddress}`, limit: ANONYMOUS_LIMIT };
+      return { bucket: `ip:${addressKey(clientAddress)}`, limit: ANONYMOUS_LIMIT };
   }
 }
 

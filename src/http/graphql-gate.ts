@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../deps';
 import { authenticateStaff } from '../auth/authenticate';
 import type { StaffPrincipal } from '../auth/principal';
+import { addressKey } from '../rate-limit/client-address';
 
 /** Where the gate leaves the staff principal for the GraphQL context (no second lookup of the token). */
 export const STAFF_PRINCIPAL = 'shieldgateStaff';
@@ -25,7 +26,7 @@ export function graphqlGate(deps: Deps): RequestHandler {
   return async (req, res, next) => {
     try {
       const principal = await authenticateStaff(deps, req.get('authorization'));
-      const bucket = principal?.kind === 'staff' ? { key: `gql-staff:${principal.staffId}`, limit: deps.config.graphqlStaffLimit } : { key: `gql-ip:${req.ip ?? 'unknown'}`, limit: deps.config.graphqlAnonymousLimit };
+      const bucket = principal?.kind === 'staff' ? { key: `gql-staff:${principal.staffId}`, limit: deps.config.graphqlStaffLimit } : { key: `gql-ip:${addressKey(req.ip ?? 'unknown')}`, limit: deps.config.graphqlAnonymousLimit };
       const decision = await deps.limiter.consume(bucket.key, bucket.limit);
       res.setHeader('RateLimit-Limit', String(decision.limit));
       res.setHeader('RateLimit-Remaining', String(decision.remaining));

@@ -69,6 +69,19 @@ describe('limits per plan, on the shared Redis of the test bed', () => {
     expect(Number(second.headers.get('ratelimit-remaining'))).toBe(before - 1);
   });
 
+  it('counts an IPv6 client per /64: a new address in the same /64 does not get a fresh bucket', async () => {
+    const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
+    const at = async (host: string) => {
+      const res = await h.api('/v1/whoami', { headers: { 'x-forwarded-for': `${prefix}:${host}` } });
+      return Number(res.headers.get('ratelimit-remaining'));
+    };
+    const first = await at('0:0:0:1');
+    expect(await at('dead:beef:0:2')).toBe(first - 1);
+    expect(await at('ffff:ffff:ffff:ffff')).toBe(first - 2);
+    const elsewhere = await h.api('/v1/whoami', { headers: { 'x-forwarded-for': `2001:db8:ffff:2::1` } });
+    expect(Number(elsewhere.headers.get('ratelimit-remaining'))).toBeGreaterThan(first - 2);
+  });
+
   it('shares the counters between two instances through Redis', async () => {
     const second = await startHarness({ env: { MONGODB_DATABASE: h.config.mongodbDatabase, REDIS_URL: testBedEnv().REDIS_URL } });
     try {
