@@ -40,18 +40,28 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
  * Records a refusal as a counted entry: one entry per app, action, reason and bucket, whose `count` grows, so that
  * repeating one request cannot grow an app's trail without bound. The bucket is the minute by default (refusals
  * that prove nothing, which hold no claims); a verified token's refusals are bucketed by its jti, so one entry per
- * token holds its claims and only a new token from the issuer makes a new entry.
+ * token holds its claims and only a new token from the issuer makes a new entry. Dry runs are counted the same way
+ * (oidc-dry-run-service.ts), bucketed by caller, outcome and minute.
  * True when this refusal made a new entry (false for a repetition, or an unknown app).
  */
 export async function recordAggregatedAudit(
   deps: Deps,
-  entry: { appId: string; action: AuditAction; reason: string; bucket?: string; subject?: string | null; claims?: AuditDoc['claims']; rules?: AuditDoc['rules'] },
+  entry: {
+    appId: string;
+    action: AuditAction;
+    reason: string | null;
+    bucket?: string;
+    subject?: string | null;
+    claims?: AuditDoc['claims'];
+    rules?: AuditDoc['rules'];
+    details?: AuditDoc['details'];
+  },
 ): Promise<boolean> {
   const app = await deps.repos.apps.findById(entry.appId);
   if (!app) return false;
   const now = deps.clock.now();
   const bucket = entry.bucket ?? `minute:${Math.floor(now.getTime() / 60_000)}`;
-  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason}\n${bucket}`).digest('base64url').slice(0, 24);
+  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason ?? ''}\n${bucket}`).digest('base64url').slice(0, 24);
   return deps.repos.audit.incrementAggregate({
     _id: `aud_${key}`,
     appId: app._id,
@@ -61,7 +71,7 @@ export async function recordAggregatedAudit(
     subject: entry.subject ?? null,
     reason: entry.reason,
     ruleId: null,
-    details: {},
+    details: entry.details ?? {},
     ...(entry.claims ? { claims: entry.claims } : {}),
     ...(entry.rules ? { rules: entry.rules } : {}),
   });

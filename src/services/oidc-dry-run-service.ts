@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import { authorizeForApp } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
@@ -7,6 +6,7 @@ import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-eval
 import type { RefusalReason } from '../oidc/refusal';
 import { containsCompactJws } from '../oidc/token-shape';
 import { actorOf } from './oidc-rules-service';
+import { recordAggregatedAudit } from './audit-service';
 
 /** One claim of a decoded token payload, as the caller pasted it (non-string values as their JSON text). */
 export interface ClaimInput {
@@ -65,21 +65,15 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(appId), payload);
   const claimsSeen = ruleClaimsOf(payload);
   const actor = actorOf(ctx.principal);
-  const now = ctx.clock.now();
-  const outcome = evaluation.matches ? 'match' : (evaluation.refusal ?? 'refused');
-  const entryKey = createHash('sha256').update(`${app._id}\noidc.dry_run\n${actor}\n${outcome}\n${Math.floor(now.getTime() / 60_000)}`).digest('base64url').slice(0, 24);
-  await ctx.repos.audit.incrementAggregate({
-    _id: `aud_${entryKey}`,
+  await recordAggregatedAudit(ctx.deps, {
     appId: app._id,
-    org: app.org,
     action: 'oidc.dry_run',
-    occurredAt: now, // the first call of the minute
+    reason: evaluation.refusal, // in the entry's key, as the outcome and minute are in its bucket
+    bucket: `${actor}:${evaluation.matches ? 'match' : 'refused'}:minute:${Math.floor(ctx.clock.now().getTime() / 60_000)}`,
     subject: claimsSeen.sub ?? null,
-    reason: evaluation.refusal,
-    ruleId: null,
-    details: { matches: evaluation.matches, scopes: evaluation.scopes.join(' '), actor },
     claims: { ...claimsSeen },
     rules: evaluation.rules,
+    details: { matches: evaluation.matches, scopes: evaluation.scopes.join(' '), actor },
   });
   return { matches: evaluation.matches, scopes: evaluation.scopes, reason: evaluation.refusal, rules: evaluation.rules };
 }
