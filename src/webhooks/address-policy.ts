@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from '../ip-address';
 
 /**
  * Addresses a webhook may never reach: a receiver URL is chosen by the app owner, so without this anyone with
@@ -29,18 +30,6 @@ for (const [network, prefix] of [
   ['64:ff9b::', 96], // NAT64: embeds an IPv4 address this list cannot see through
   ['2002::', 16], // 6to4: likewise
 ] as const) refused.addSubnet(network, prefix, 'ipv6');
-
-/** The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d or ::ffff:xxxx:xxxx). */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return null;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
 
 /** True when the address is loopback (127/8, ::1, or v4-mapped loopback). */
 export function isLoopbackAddress(address: string): boolean {
