@@ -541,11 +541,12 @@ var ServiceError = class extends CliError {
   status;
   code;
 };
+var detailLine = (text) => printable(text.split("\n")[0].slice(0, 300));
 function problemLine(body, fallback) {
   if (body && typeof body === "object") {
     const record = body;
     const detail = typeof record.detail === "string" ? record.detail : typeof record.title === "string" ? record.title : fallback;
-    return { code: typeof record.code === "string" ? record.code : void 0, detail: printable(detail.split("\n")[0].slice(0, 300)) };
+    return { code: typeof record.code === "string" ? record.code : void 0, detail: detailLine(detail) };
   }
   return { detail: fallback };
 }
@@ -964,7 +965,7 @@ var MAX_BODY = 64 * 1024;
 function readCode(body) {
   try {
     const parsed = JSON.parse(body);
-    const detail = typeof parsed.detail === "string" ? printable(parsed.detail.split("\n")[0].slice(0, 300)) : void 0;
+    const detail = typeof parsed.detail === "string" ? detailLine(parsed.detail) : void 0;
     return { code: typeof parsed.code === "string" ? parsed.code : void 0, detail };
   } catch {
     return {};

@@ -36,12 +36,15 @@ export class ServiceError extends CliError {
   }
 }
 
+/** A problem's text as the client prints it: its first line, at most 300 characters, printable (log-text.ts). */
+export const detailLine = (text: string): string => printable(text.split('\n')[0].slice(0, 300));
+
 /** Reads the one line a problem answer gives, never more than a line of it. */
 export function problemLine(body: unknown, fallback: string): { code?: string; detail: string } {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     const detail = typeof record.detail === 'string' ? record.detail : typeof record.title === 'string' ? record.title : fallback;
-    return { code: typeof record.code === 'string' ? record.code : undefined, detail: printable(detail.split('\n')[0].slice(0, 300)) };
+    return { code: typeof record.code === 'string' ? record.code : undefined, detail: detailLine(detail) };
   }
   return { detail: fallback };
 }

@@ -8,8 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { call, type ApiClient, type Build, type CredentialSource } from './api';
-import { CliError } from './errors';
-import { printable } from './log-text';
+import { CliError, detailLine } from './errors';
 import type { Progress } from './progress';
 import { backoffMs, retryAfterMs, sleep } from './retry';
 
@@ -25,8 +24,7 @@ const MAX_BODY = 64 * 1024;
 function readCode(body: string): { code?: string; detail?: string } {
   try {
     const parsed = JSON.parse(body) as { code?: unknown; detail?: unknown };
-    // One printable line of at most 300 characters, as problemLine gives (log-text.ts).
-    const detail = typeof parsed.detail === 'string' ? printable(parsed.detail.split('\n')[0].slice(0, 300)) : undefined;
+    const detail = typeof parsed.detail === 'string' ? detailLine(parsed.detail) : undefined;
     return { code: typeof parsed.code === 'string' ? parsed.code : undefined, detail };
   } catch {
     return {};
