@@ -21,26 +21,20 @@ import { execFileSync } from 'node:child_process';
 
 afterAll(cleanupFixtures);
 
-/** The message of the PlistSyntaxError `fn` throws. */
-function syntaxError(fn: () => unknown): string {
+/** The error of class `type` that `fn` throws (any other error, or none, fails the test). */
+function thrown<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E): E {
   try {
     fn();
   } catch (err) {
-    if (err instanceof PlistSyntaxError) return err.message;
+    if (err instanceof type) return err;
     throw err;
   }
-  throw new Error('no syntax error was thrown');
+  throw new Error(`no ${type.name} was thrown`);
 }
 
-function limitOf(fn: () => unknown): LimitName {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof LimitExceededError) return err.limit;
-    throw err;
-  }
-  throw new Error('no limit was reached');
-}
+/** The message of the PlistSyntaxError `fn` throws. */
+const syntaxError = (fn: () => unknown): string => thrown(fn, PlistSyntaxError).message;
+const limitOf = (fn: () => unknown): LimitName => thrown(fn, LimitExceededError).limit;
 
 describe('binary plist', () => {
   it('reads each shared object once: 26 arrays each referencing the next twice stop at the value cap', () => {
