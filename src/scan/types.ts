@@ -14,3 +14,15 @@ export type Finding = {
 export type Platform = 'android' | 'ios';
 
 export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
+
+/** One signing certificate of a package, as the API shows it (`sha256` is what `apksigner verify --print-certs` prints). */
+export type AndroidSigner = { sha256: string; subject: string; notAfter: string; keyAlgorithm: string; keyBits: number | null };
+
+/** A verified (or not) Android signature: `schemes` lists only the schemes that verified; `lineage` is v3 proof-of-rotation, oldest first. */
+export type AndroidSigning = { verified: boolean; schemes: string[]; signers: AndroidSigner[]; lineage: string[] };
+
+/** The seal of an iOS bundle: who signed it (the leaf first) and the team of its certificate. */
+export type IosSigning = { verified: boolean; teamId: string | null; signers: Array<{ sha256: string; subject: string; notAfter: string }> };
+
+/** `signing` of a static scan (null for packages that could not be analysed). */
+export type ScanSigning = AndroidSigning | IosSigning;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Finding, Platform } from '../types';
+import type { Finding, Platform, ScanSigning } from '../types';
 import { AAB_MANIFEST, APK_MANIFEST, analyzeAndroid, isAndroidEntry } from './android/analyze-android';
 import { LimitExceededError, UnreadablePackageError } from './errors';
 import { incompleteFinding } from './incomplete';
@@ -9,7 +9,11 @@ import { analyzeIos, hasIosInfoPlist, isIosEntry } from './ios/analyze-ios';
 import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './unreadable';
 import { PackageZip } from './zip-reader';
 
-export type StaticAnalysis = { findings: Finding[]; target: { name: string; version: string | null } };
+/**
+ * What a static analysis says of a package: its findings, the name and version it gives itself, and who signed it
+ * (null when the package could not be analysed far enough to know).
+ */
+export type StaticAnalysis = { findings: Finding[]; target: { name: string; version: string | null }; signing: ScanSigning | null };
 
 export type AnalyzeOptions = {
   /** Clock for certificate and profile expiry; injected so tests need no real time. */
@@ -24,7 +28,7 @@ export type AnalyzeOptions = {
  */
 export async function analyzePackage(filePath: string, platform: Platform, options: AnalyzeOptions = {}): Promise<StaticAnalysis> {
   const result = await analyzeUnbounded(filePath, platform, options);
-  return { findings: boundFindings(result.findings), target: boundTarget(result.target) };
+  return { findings: boundFindings(result.findings), target: boundTarget(result.target), signing: result.signing };
 }
 
 async function analyzeUnbounded(filePath: string, platform: Platform, options: AnalyzeOptions): Promise<StaticAnalysis> {
@@ -34,21 +38,21 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
   try {
     zip = await PackageZip.open(filePath, (name) => isAndroidEntry(name) || isIosEntry(name));
     if (platform === 'android' && !zip.has(APK_MANIFEST) && !zip.has(AAB_MANIFEST) && hasIosInfoPlist(zip)) {
-      return { findings: [wrongPlatformFinding('android')], target: fallbackTarget };
+      return { findings: [wrongPlatformFinding('android')], target: fallbackTarget, signing: null };
     }
     if (platform === 'ios' && !hasIosInfoPlist(zip) && (zip.has(APK_MANIFEST) || zip.has(AAB_MANIFEST))) {
-      return { findings: [wrongPlatformFinding('ios')], target: fallbackTarget };
+      return { findings: [wrongPlatformFinding('ios')], target: fallbackTarget, signing: null };
     }
     return platform === 'android' ? await analyzeAndroid(zip, filePath, now) : await analyzeIos(zip, filePath, now);
   } catch (err) {
-    if (err instanceof UnreadablePackageError) return { findings: [unreadableFinding(platform, err)], target: fallbackTarget };
-    if (err instanceof LimitExceededError) return { findings: [incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message })], target: fallbackTarget };
+    if (err instanceof UnreadablePackageError) return { findings: [unreadableFinding(platform, err)], target: fallbackTarget, signing: null };
+    if (err instanceof LimitExceededError) return { findings: [incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message })], target: fallbackTarget, signing: null };
     // The stack of a crafted document that slipped past the depth caps is still a verdict, not a crash.
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
-      return { findings: [incompleteFinding({ kind: 'limit', limit: 'xmlDepth', message: 'the package nests deeper than the analyser\'s stack' })], target: fallbackTarget };
+      return { findings: [incompleteFinding({ kind: 'limit', limit: 'xmlDepth', message: 'the package nests deeper than the analyser\'s stack' })], target: fallbackTarget, signing: null };
     }
     // Anything else (a parser bug, an I/O error) must still end the scan with a finding, not a stuck job.
-    return { findings: [unexpectedFailureFinding(platform, err instanceof Error ? err.message : String(err))], target: fallbackTarget };
+    return { findings: [unexpectedFailureFinding(platform, err instanceof Error ? err.message : String(err))], target: fallbackTarget, signing: null };
   } finally {
     zip?.close();
   }

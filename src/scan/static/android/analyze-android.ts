@@ -1,11 +1,7 @@
 import path from 'node:path';
-import type { Finding } from '../../types';
-import { LimitExceededError, UnreadablePackageError } from '../errors';
+import type { AndroidSigning, Finding } from '../../types';
+import { UnreadablePackageError } from '../errors';
 import { LIMITS } from '../limits';
-import { certificateFindings, type SignerCertificate } from '../signing/certificate-rules';
-import { DerError } from '../signing/der';
-import { pkcs7Certificates } from '../signing/pkcs7';
-import { SCHEME_V2, SCHEME_V3, SCHEME_V31, readSigningBlock, schemeCertificates } from '../signing/signing-block';
 import type { PackageZip } from '../zip-reader';
 import { androidAttr, asBool, type XmlElement } from '../xml-node';
 import { applicationFindings } from './app-rules';
@@ -15,20 +11,19 @@ import { buildManifestModel, type ManifestModel } from './manifest-model';
 import { networkConfigFindings } from './network-config-rules';
 import { parseProtoXml } from './proto-xml';
 import { resolveFileReference } from './resource-table';
-import { schemeFindings, unsignedFinding } from './signature-rules';
+import { androidSignature, isSignatureEntry } from './android-signature';
 
 export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
-const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
   return name === APK_MANIFEST || name === AAB_MANIFEST || name === 'resources.arsc' ||
-    (/^(base\/)?res\/.+\.xml$/.test(name)) || SIGNATURE_FILE.test(name);
+    (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name);
 }
 
-export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null } };
+export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null };
 
 /** Analyses an opened APK or AAB; throws UnreadablePackageError when its manifest cannot be read. */
 export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date): Promise<AndroidResult> {
@@ -44,9 +39,10 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
     ...applicationFindings(model, nsc !== null || hasNscAttribute(model)),
     ...componentFindings(model),
     ...(nsc ? networkConfigFindings(nsc.root, nsc.source, debuggable) : []),
-    ...(await signingFindings(zip, filePath, model, bundle, now)),
   ];
-  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName } };
+  const signature = await androidSignature(zip, filePath, model, bundle, now);
+  findings.push(...signature.findings);
+  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName }, signing: signature.signing };
 }
 
 async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {
@@ -98,42 +94,4 @@ async function resolveThroughTable(zip: PackageZip, id: number): Promise<string 
     if (err instanceof UnreadablePackageError) return null;
     throw err;
   }
-}
-
-async function signingFindings(zip: PackageZip, filePath: string, m: ManifestModel, bundle: boolean, now: Date): Promise<Finding[]> {
-  const certs: SignerCertificate[] = [];
-  const out: Finding[] = [];
-  const v1Files = zip.names().filter((n) => SIGNATURE_FILE.test(n));
-  if (v1Files.length > LIMITS.signatureFiles) {
-    throw new LimitExceededError('signatureFiles', `the package has ${v1Files.length} v1 signature files, over the ${LIMITS.signatureFiles}-file limit`);
-  }
-  for (const name of v1Files) {
-    try {
-      for (const der of pkcs7Certificates(await zip.read(name, 'signatureFile'))) certs.push({ scheme: bundle ? 'jar' : 'v1', der });
-    } catch (err) {
-      if (!(err instanceof DerError) && !(err instanceof UnreadablePackageError)) throw err;
-      out.push(corruptSignatureFinding(name, err.message));
-    }
-  }
-  if (bundle) {
-    if (v1Files.length === 0) return [unsignedFinding('App Bundle')];
-    return [...out, ...certificateFindings(certs, now)];
-  }
-  const block = await readSigningBlock(filePath);
-  const v2 = block?.get(SCHEME_V2);
-  const v3 = block?.get(SCHEME_V3) ?? block?.get(SCHEME_V31);
-  if (v2) for (const der of schemeCertificates(v2)) certs.push({ scheme: 'v2', der });
-  if (v3) for (const der of schemeCertificates(v3)) certs.push({ scheme: 'v3', der });
-  out.push(...schemeFindings({ v1: v1Files.length > 0, v2: !!v2, v3: !!v3 }, m.minSdk, m.targetSdk));
-  return [...out, ...certificateFindings(certs, now)];
-}
-
-function corruptSignatureFinding(name: string, why: string): Finding {
-  return {
-    id: 'android.signature-corrupt',
-    severity: 'high',
-    title: 'Signature file is malformed',
-    detail: `${name} is not a readable PKCS#7 SignedData structure (${why}); Android will reject the v1 signature.`,
-    fix: 'Re-sign the package from the unsigned build with apksigner (`apksigner sign --ks release.jks app.apk`) instead of editing META-INF by hand.',
-  };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Finding } from '../../types';
+import type { Finding, IosSigning } from '../../types';
 import { UnreadablePackageError } from '../errors';
 import type { PackageZip } from '../zip-reader';
 import { atsFindings } from './ats-rules';
@@ -33,7 +33,7 @@ export function hasIosInfoPlist(zip: PackageZip): boolean {
 }
 
 /** Analyses an opened IPA; throws UnreadablePackageError when its Info.plist cannot be read. */
-export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<{ findings: Finding[]; target: { name: string; version: string | null } }> {
+export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<{ findings: Finding[]; target: { name: string; version: string | null }; signing: IosSigning | null }> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
   const info = parsePlistDict(await zip.read(infoName, 'plist'), infoName);
@@ -62,5 +62,6 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
       name: stringAt(info, 'CFBundleIdentifier') ?? stringAt(info, 'CFBundleName') ?? appName,
       version: stringAt(info, 'CFBundleShortVersionString') ?? stringAt(info, 'CFBundleVersion') ?? null,
     },
+    signing: null,
   };
 }
