@@ -26,6 +26,18 @@ export const LIMITS = {
   signingBlock: 16 * 1024 * 1024,
   /** ID-value pairs of the APK Signing Block looked at: a real block has a handful (v2, v3, v3.1, padding, stamp). */
   signingBlockPairs: 64,
+  /** Packages indexed in one resources.arsc: an app has one (0x7f), plus one per shared library built into it. */
+  resourcePackages: 16,
+  /**
+   * Type chunks (one per resource type and configuration) indexed in one resources.arsc: large apps have a few
+   * thousand (strings in about 100 locales, drawables in a dozen densities); each costs a record of ~100 bytes.
+   */
+  resourceTypeChunks: 16_384,
+  /**
+   * Entry slots read while resolving a manifest's resource references: one reference reads its entry in each
+   * configuration of its type (hundreds at most), and a manifest has tens to hundreds of references.
+   */
+  resourceEntriesRead: 1_000_000,
   /** res/xml files opened to find an unresolved network security config: apps have a few xml resources. */
   networkConfigCandidates: 64,
   /** v1 (JAR) signature files read: one per signer, and real apps have one or two signers. */
