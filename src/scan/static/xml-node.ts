@@ -6,7 +6,11 @@ export type XmlValue =
   | { type: 'string'; value: string }
   | { type: 'bool'; value: boolean }
   | { type: 'int'; value: number }
-  | { type: 'reference'; id: number; name: string | null }
+  /**
+   * A resource reference ("@bool/debuggable"). `resolved` is the value it ends at in the package's resource table
+   * (see resource-table.ts): undefined when not looked up, null when the table gives no value the rules can read.
+   */
+  | { type: 'reference'; id: number; name: string | null; resolved?: XmlValue | null }
   | { type: 'other'; raw: string | null; data: number };
 
 export type XmlAttribute = {
@@ -67,22 +71,30 @@ export function plainAttr(el: XmlElement, name: string): XmlValue | undefined {
   return el.attributes.find((a) => a.namespace === '' && a.name === name)?.value;
 }
 
+/** The value the rules read: a resolved reference reads as the value it resolved to. */
+function effective(v: XmlValue | undefined): XmlValue | undefined {
+  return v?.type === 'reference' && v.resolved ? v.resolved : v;
+}
+
 /** Reads a value as a boolean, accepting compiled booleans and the literal strings "true"/"false". */
-export function asBool(v: XmlValue | undefined): boolean | undefined {
+export function asBool(value: XmlValue | undefined): boolean | undefined {
+  const v = effective(value);
   if (!v) return undefined;
   if (v.type === 'bool') return v.value;
   if (v.type === 'string') return v.value === 'true' ? true : v.value === 'false' ? false : undefined;
   return undefined;
 }
 
-export function asInt(v: XmlValue | undefined): number | undefined {
+export function asInt(value: XmlValue | undefined): number | undefined {
+  const v = effective(value);
   if (!v) return undefined;
   if (v.type === 'int') return v.value;
   if (v.type === 'string' && /^-?\d+$/.test(v.value.trim())) return Number(v.value.trim());
   return undefined;
 }
 
-export function asString(v: XmlValue | undefined): string | undefined {
+export function asString(value: XmlValue | undefined): string | undefined {
+  const v = effective(value);
   if (!v) return undefined;
   if (v.type === 'string') return v.value;
   if (v.type === 'other' && v.raw !== null) return v.raw;
@@ -99,6 +111,16 @@ export function showValue(v: XmlValue | undefined): string {
     case 'reference': return v.name ? `@${v.name}` : `@0x${v.id.toString(16).padStart(8, '0')}`;
     case 'other': return v.raw ?? `0x${v.data.toString(16)}`;
   }
+}
+
+/**
+ * An `android:` attribute as the manifest source writes it, for finding details; a reference also says what it
+ * resolved to, e.g. `android:debuggable="@bool/debuggable" (resolves to true)`.
+ */
+export function describeAttr(name: string, v: XmlValue | undefined): string {
+  const source = `android:${name}="${showValue(v)}"`;
+  if (v?.type !== 'reference' || v.resolved === undefined) return source;
+  return `${source} (${v.resolved ? `resolves to ${showValue(v.resolved)}` : 'not resolvable through the package\'s resources'})`;
 }
 
 export function childrenNamed(el: XmlElement, name: string): XmlElement[] {

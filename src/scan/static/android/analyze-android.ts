@@ -7,19 +7,20 @@ import { androidAttr, asBool, type XmlElement } from '../xml-node';
 import { applicationFindings } from './app-rules';
 import { isBinaryXml, parseBinaryXml } from './binary-xml';
 import { componentFindings } from './component-rules';
-import { buildManifestModel, type ManifestModel } from './manifest-model';
+import { buildManifestModel, hasRuleReferences, type ManifestModel } from './manifest-model';
 import { networkConfigFindings } from './network-config-rules';
 import { parseProtoXml } from './proto-xml';
-import { resolveFileReference } from './resource-table';
+import { ResourceTable, type ResourceResolver } from './resource-table';
 import { androidSignature, isSignatureEntry } from './android-signature';
 
 export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
+const APK_RESOURCES = 'resources.arsc';
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
-  return name === APK_MANIFEST || name === AAB_MANIFEST || name === 'resources.arsc' ||
+  return name === APK_MANIFEST || name === AAB_MANIFEST || name === APK_RESOURCES ||
     (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name);
 }
 
@@ -32,7 +33,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
     throw new UnreadablePackageError('missing-manifest', `neither ${APK_MANIFEST} (APK) nor ${AAB_MANIFEST} (App Bundle) is in the archive`);
   }
   const manifest = await readManifest(zip, bundle);
-  const model = buildManifestModel(manifest);
+  const model = buildManifestModel(manifest, await readResources(zip, manifest, bundle));
   const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
   const nsc = await readNetworkConfig(zip, model, bundle);
   const findings: Finding[] = [
@@ -59,20 +60,18 @@ function hasNscAttribute(m: ManifestModel): boolean {
 }
 
 /**
- * Finds the network security config file. APKs: the reference is resolved through resources.arsc
- * (so shrunk/renamed resources are found); bundles carry resources.pb, which is not parsed, so the
- * reference name or the conventional res/xml/network_security_config.xml is used instead.
+ * Finds the network security config file: the path the reference resolved to through the resource table (so
+ * shrunk/renamed resources are found), else the reference name or the conventional
+ * res/xml/network_security_config.xml.
  */
 async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: boolean): Promise<{ root: XmlElement; source: string } | null> {
   const ref = m.application ? androidAttr(m.application, 'networkSecurityConfig') : undefined;
   if (!ref) return null;
   const prefix = bundle ? 'base/' : '';
   const candidates: string[] = [];
+  // The path the resource table names first (shrunk or renamed resources live elsewhere than their name says).
+  if (ref.type === 'reference' && ref.resolved?.type === 'string') candidates.push(`${prefix}${ref.resolved.value}`);
   if (ref.type === 'reference' && ref.name) candidates.push(`${prefix}res/${ref.name.replace(/^@/, '')}.xml`);
-  if (ref.type === 'reference' && !bundle && zip.has('resources.arsc')) {
-    const resolved = await resolveThroughTable(zip, ref.id);
-    if (resolved) candidates.push(resolved);
-  }
   candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
   const parse = (bytes: Buffer) => (bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes));
   const source = candidates.find((c) => zip.has(c));
@@ -86,12 +85,12 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
   return null;
 }
 
-async function resolveThroughTable(zip: PackageZip, id: number): Promise<string | null> {
-  try {
-    return resolveFileReference(await zip.read('resources.arsc', 'resourceTable'), id);
-  } catch (err) {
-    // An oversized or odd resource table only costs the precise lookup; the conventional path remains.
-    if (err instanceof UnreadablePackageError) return null;
-    throw err;
-  }
+/**
+ * The package's resource table, read only when the manifest has a resource reference a rule needs (most manifests
+ * have none). A malformed table makes the package unreadable, as it does for the platform's package parser; a
+ * package without one keeps its references unresolved.
+ */
+async function readResources(zip: PackageZip, manifest: XmlElement, bundle: boolean): Promise<ResourceResolver | null> {
+  if (bundle || !zip.has(APK_RESOURCES) || !hasRuleReferences(manifest)) return null;
+  return new ResourceTable(await zip.read(APK_RESOURCES, 'resourceTable'));
 }

@@ -1,5 +1,5 @@
 import type { Finding } from '../../types';
-import { androidAttr, asBool, showValue } from '../xml-node';
+import { androidAttr, asBool, describeAttr, showValue } from '../xml-node';
 import type { ManifestModel } from './manifest-model';
 
 /** minSdk below this: devices without the security model the rules assume (medium). */
@@ -15,12 +15,13 @@ export const TARGET_SDK_HIGH = 31;
 export function applicationFindings(m: ManifestModel, hasNetworkSecurityConfig: boolean): Finding[] {
   const app = m.application;
   const out: Finding[] = [];
-  if (app && asBool(androidAttr(app, 'debuggable')) === true) {
+  const debuggable = app ? androidAttr(app, 'debuggable') : undefined;
+  if (asBool(debuggable) === true) {
     out.push({
       id: 'android.debuggable',
       severity: 'critical',
       title: 'Application is debuggable',
-      detail: `<application android:debuggable="true"> in ${m.packageName}: any process with ADB access can attach a debugger (JDWP) and run code as the app with \`run-as\`, reading its private files and keys.`,
+      detail: `<application ${describeAttr('debuggable', debuggable)}> in ${m.packageName}: any process with ADB access can attach a debugger (JDWP) and run code as the app with \`run-as\`, reading its private files and keys.`,
       fix: 'Remove android:debuggable from AndroidManifest.xml and build the release variant (`./gradlew assembleRelease`/`bundleRelease`); set `debuggable false` in the release buildType if it was overridden.',
     });
   }
@@ -43,7 +44,7 @@ function backupFindings(m: ManifestModel): Finding[] {
   const declared = androidAttr(app, 'allowBackup');
   if (asBool(declared) === false) return [];
   const rules = androidAttr(app, 'dataExtractionRules') ?? androidAttr(app, 'fullBackupContent');
-  const how = declared ? 'android:allowBackup="true"' : 'android:allowBackup is absent, and it defaults to true';
+  const how = declared ? describeAttr('allowBackup', declared) : 'android:allowBackup is absent, and it defaults to true';
   return [
     {
       id: 'android.allow-backup',
@@ -58,7 +59,8 @@ function backupFindings(m: ManifestModel): Finding[] {
 function cleartextFindings(m: ManifestModel, hasNsc: boolean): Finding[] {
   const app = m.application;
   if (!app) return [];
-  const declared = asBool(androidAttr(app, 'usesCleartextTraffic'));
+  const attr = androidAttr(app, 'usesCleartextTraffic');
+  const declared = asBool(attr);
   // With a network security config, Android 7.0+ ignores usesCleartextTraffic; the config decides.
   if (hasNsc && m.minSdk >= 24) return [];
   const scope = hasNsc ? ` (the network security config overrides it on Android 7.0+, but devices on API ${m.minSdk}-23 use it)` : '';
@@ -68,7 +70,7 @@ function cleartextFindings(m: ManifestModel, hasNsc: boolean): Finding[] {
         id: 'android.cleartext-traffic',
         severity: hasNsc ? 'medium' : 'high',
         title: 'Cleartext HTTP traffic is allowed',
-        detail: `<application android:usesCleartextTraffic="true">${scope}: the app may send and receive data over plain http://, readable and modifiable on the network.`,
+        detail: `<application ${describeAttr('usesCleartextTraffic', attr)}>${scope}: the app may send and receive data over plain http://, readable and modifiable on the network.`,
         fix: 'Remove android:usesCleartextTraffic (or set it to "false") and use https:// everywhere; if one legacy host needs http, allow only it in a <domain-config cleartextTrafficPermitted="true"> of res/xml/network_security_config.xml.',
       },
     ];

@@ -16,7 +16,7 @@ export function componentFindings(m: ManifestModel): Finding[] {
 
 /** How the platform decides exported for a component, with the reason for the finding detail. */
 export function exportedState(m: ManifestModel, c: Component): { exported: boolean; why: string } {
-  if (c.exportedAttr !== undefined) return { exported: c.exportedAttr, why: `android:exported="${c.exportedAttr}"` };
+  if (c.exportedAttr !== undefined) return { exported: c.exportedAttr, why: c.exportedText ?? `android:exported="${c.exportedAttr}"` };
   if (c.kind === 'provider' && (m.minSdk <= 16 || m.targetSdk <= 16)) {
     return { exported: true, why: 'android:exported is absent and providers default to exported when minSdk or targetSdk is 16 or lower' };
   }

@@ -1,4 +1,5 @@
-import { androidAttr, asBool, asInt, asString, childrenNamed, plainAttr, type XmlElement, type XmlValue } from '../xml-node';
+import { ANDROID_ATTR_IDS, ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, describeAttr, plainAttr, type XmlElement, type XmlValue } from '../xml-node';
+import type { ResourceResolver } from './resource-table';
 
 export type ComponentKind = 'activity' | 'activity-alias' | 'service' | 'receiver' | 'provider';
 
@@ -10,6 +11,8 @@ export type Component = {
   name: string;
   /** The declared android:exported, undefined when absent. */
   exportedAttr: boolean | undefined;
+  /** android:exported as written, for finding details (a resource reference with the value it resolves to). */
+  exportedText: string | undefined;
   permission: string | undefined;
   readPermission: string | undefined;
   writePermission: string | undefined;
@@ -38,7 +41,13 @@ const COMPONENT_KINDS: readonly ComponentKind[] = ['activity', 'activity-alias',
 // android:protectionLevel flag values (R.attr.protectionLevel): base levels in the low 4 bits.
 const PROTECTION_LEVELS = ['normal', 'dangerous', 'signature', 'signatureOrSystem'];
 
-export function buildManifestModel(root: XmlElement): ManifestModel {
+/**
+ * Builds the model. With a resolver (the package's resource table), every attribute a rule reads that is written as
+ * a resource reference (android:debuggable="@bool/debuggable") is first resolved in place, so the model and the
+ * rules reading the element tree see the value the reference names.
+ */
+export function buildManifestModel(root: XmlElement, resolver: ResourceResolver | null = null): ManifestModel {
+  if (resolver) resolveReferences(root, resolver);
   const packageName = asString(plainAttr(root, 'package')) ?? '';
   const usesSdk = childrenNamed(root, 'uses-sdk')[0];
   const minSdk = sdkLevel(usesSdk && androidAttr(usesSdk, 'minSdkVersion')) ?? 1;
@@ -57,10 +66,12 @@ export function buildManifestModel(root: XmlElement): ManifestModel {
 
 function toComponent(el: XmlElement, packageName: string): Component {
   // An activity-alias is exported/protected like an activity; its own name is what other apps address.
+  const exported = androidAttr(el, 'exported');
   return {
     kind: el.name as ComponentKind,
     name: qualify(asString(androidAttr(el, 'name')) ?? '(unnamed)', packageName),
-    exportedAttr: asBool(androidAttr(el, 'exported')),
+    exportedAttr: asBool(exported),
+    exportedText: exported && describeAttr('exported', exported),
     permission: asString(androidAttr(el, 'permission')),
     readPermission: asString(androidAttr(el, 'readPermission')),
     writePermission: asString(androidAttr(el, 'writePermission')),
@@ -70,6 +81,40 @@ function toComponent(el: XmlElement, packageName: string): Component {
     grantUriPermissions: asBool(androidAttr(el, 'grantUriPermissions')) ?? false,
     authorities: asString(androidAttr(el, 'authorities')),
   };
+}
+
+/** True when the manifest has a resource reference in an attribute the rules read, i.e. the table is needed. */
+export function hasRuleReferences(root: XmlElement): boolean {
+  return walk(root).some((el) => el.attributes.some((a) => readByRules(a) && a.value.type === 'reference'));
+}
+
+function resolveReferences(root: XmlElement, resolver: ResourceResolver): void {
+  for (const el of walk(root)) {
+    for (const a of el.attributes) {
+      if (!readByRules(a) || a.value.type !== 'reference' || a.value.resolved !== undefined) continue;
+      const { name, value } = resolver.resolve(a.value.id);
+      a.value.resolved = value;
+      a.value.name ??= name;
+    }
+  }
+}
+
+/** The framework attributes the rules use (by id, as the platform matches them, or by android: name). */
+function readByRules(a: XmlElement['attributes'][number]): boolean {
+  return (a.resourceId !== null && ANDROID_ATTR_IDS.has(a.resourceId)) || (a.namespace === ANDROID_NS && RULE_ATTRS.has(a.name));
+}
+
+const RULE_ATTRS: ReadonlySet<string> = new Set(ANDROID_ATTR_IDS.values());
+
+/** Every element of the tree, without recursion (depth is capped by the XML parsers, but a stack is not needed). */
+function walk(root: XmlElement): XmlElement[] {
+  const out: XmlElement[] = [];
+  for (const stack = [root]; stack.length; ) {
+    const el = stack.pop() as XmlElement;
+    out.push(el);
+    for (const c of el.children) stack.push(c);
+  }
+  return out;
 }
 
 function toIntentFilter(el: XmlElement): IntentFilter {
