@@ -45,3 +45,25 @@ else
     "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION"
   echo "install.sh: versitygw built in $((SECONDS - start))s"
 fi
+
+# rcodesign (crate apple-codesign): signs the Mach-O executables and .app bundles of the test IPAs on Linux, and
+# its `verify` is the oracle the iOS seal tests compare with. Pinned to 0.29.0, the newest release on crates.io
+# when it was added, built --locked with its own lock file and with the Rust 1.95 toolchain of these machines
+# (its rust-version is 1.81). Default features off: they only add notarization (AWS SDK, App Store Connect),
+# which the tests never use, and would double the build time. The target dir lives under .cache so an
+# interrupted or repeated build reuses what was compiled; the binary is kept when it reports the pinned version.
+RCODESIGN_VERSION=0.29.0
+if [[ -x "$bin/rcodesign" ]] && "$bin/rcodesign" --version 2>/dev/null | grep -q " $RCODESIGN_VERSION\$"; then
+  echo "install.sh: rcodesign $RCODESIGN_VERSION up to date"
+else
+  if ! command -v cargo >/dev/null; then
+    echo "install.sh: cargo is required (rcodesign is built from crates.io)" >&2
+    exit 1
+  fi
+  echo "install.sh: building rcodesign $RCODESIGN_VERSION (several minutes on a cold cargo cache)"
+  start=$SECONDS
+  # --root .cache puts the binary in .cache/bin; cargo install replaces it only once the build succeeded.
+  cargo install --locked --quiet --no-default-features --root "$root/.cache" \
+    --target-dir "$root/.cache/cargo-target/rcodesign" "apple-codesign@$RCODESIGN_VERSION" --bin rcodesign
+  echo "install.sh: rcodesign built in $((SECONDS - start))s"
+fi
