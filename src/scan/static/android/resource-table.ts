@@ -24,8 +24,8 @@ const TYPE_CONFIG_AT = 20;
 /** ResTable_package: id at 8, name char16[128] at 12, typeStrings at 268, keyStrings at 276, typeIdOffset at 284. */
 const PACKAGE_HEADER_MIN = 284;
 /**
- * Hops followed through references to references: AssetManager2::ResolveReference gives up after 20 (kMaxIterations),
- * so a longer chain, or a loop, resolves to nothing on a device as here.
+ * References followed from a reference to the next: AssetManager2::ResolveReference follows at most 20
+ * (kMaxIterations) and leaves a longer chain, or a loop, unresolved, as this does.
  */
 export const MAX_REFERENCE_HOPS = 20;
 
@@ -74,7 +74,7 @@ export class ResourceTable implements ResourceResolver {
     const result: ResolvedResource = { name: first?.name ?? null, value: null };
     let raw = first?.raw ?? null;
     const seen = new Set<number>([id]);
-    for (let hop = 1; raw && isReference(raw.dataType) && hop < MAX_REFERENCE_HOPS; hop++) {
+    for (let hop = 1; raw && isReference(raw.dataType) && hop <= MAX_REFERENCE_HOPS; hop++) {
       // A reference back to an id already on the chain loops for ever on a device; it ends here at once.
       if (raw.data === 0 || seen.has(raw.data)) {
         raw = null;
@@ -196,7 +196,9 @@ export class ResourceTable implements ResourceResolver {
   }
 
   private nameOf(pkg: Package, typeId: number, key: number | null): string | null {
-    const type = pkg.typeNames && typeId - 1 - pkg.typeIdOffset < pkg.typeNames.size ? pkg.typeNames.get(typeId - 1 - pkg.typeIdOffset) : null;
+    // Type ids count from 1 (less the package's typeIdOffset); the type string pool from 0.
+    const typeIndex = typeId - 1 - pkg.typeIdOffset;
+    const type = pkg.typeNames && typeIndex >= 0 && typeIndex < pkg.typeNames.size ? pkg.typeNames.get(typeIndex) : null;
     const name = pkg.keyNames && key !== null && key < pkg.keyNames.size ? pkg.keyNames.get(key) : null;
     return type && name ? `${type}/${name}` : null;
   }
