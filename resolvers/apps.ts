@@ -15,6 +15,7 @@ import {
 } from '../src/services/connections';
 import { asOptionalDate, connectionFields, type MappedResolvers } from './views';
 import { appDashboardFields } from './dashboards';
+import { appSignerFields } from './signers';
 
 const app: MappedResolvers<AppResolvers, AppDoc> = {
   id: (a) => a._id,
@@ -29,6 +30,7 @@ const app: MappedResolvers<AppResolvers, AppDoc> = {
   auditEvents: (a, args, ctx) => appAuditConnection(ctx, a, args),
   latestBuild: (a, { platform }, ctx) => latestBuild(ctx, a, platform ?? null),
   ...appDashboardFields,
+  ...appSignerFields,
 };
 
 const appConnection: MappedResolvers<AppConnectionResolvers, AppConnectionPage> = connectionFields<AppDoc>();

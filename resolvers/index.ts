@@ -13,9 +13,10 @@ import { webhookResolvers } from './webhooks';
 import { staffResolvers } from './staff';
 import { dashboardResolvers } from './dashboards';
 import { nodeResolvers } from './nodes';
+import { signerResolvers } from './signers';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

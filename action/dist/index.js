@@ -874,6 +874,22 @@ function createProgress(total, out, tty) {
   };
 }
 
+// client/src/signer.ts
+function signerFacts(scan) {
+  const signing = scan.signing;
+  if (!signing) return null;
+  const first = signing.signers[0];
+  const facts = { verified: signing.verified, sha256: first?.sha256 ?? null, subject: first?.subject ?? null };
+  if ("schemes" in signing) facts.schemes = signing.schemes;
+  else facts.teamId = signing.teamId;
+  return facts;
+}
+var shortSha = (sha256) => `${sha256.slice(0, 16)}\u2026`;
+function signerScope(facts) {
+  if (facts.schemes) return facts.schemes.length ? `schemes ${facts.schemes.join(", ")}` : "no scheme verified";
+  return facts.teamId ? `team ${facts.teamId}` : "no team";
+}
+
 // client/src/report.ts
 var SEVERITY_ORDER = ["critical", "high", "medium", "low"];
 function sortFindings(findings) {
@@ -898,6 +914,8 @@ function summaryMarkdown(scan, buildId, gate) {
     "",
     `Build \`${code(buildId)}\`, scan \`${code(scan.id)}\` (${cell(scan.engine)}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? "")}.`
   ];
+  const signer = signerLine(scan, (sha) => `\`${code(sha)}\``, cell);
+  if (signer) lines.push("", signer);
   if (gate.failUnder) lines.push("", gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
   lines.push("");
   if (scan.findings.length === 0) lines.push("No findings.");
@@ -908,6 +926,12 @@ function summaryMarkdown(scan, buildId, gate) {
   return lines.join("\n") + "\n";
 }
 var isSerious = (f) => f.severity === "high" || f.severity === "critical";
+function signerLine(scan, sha = (t) => t, text = printable) {
+  const facts = signerFacts(scan);
+  if (!facts) return null;
+  const who = facts.sha256 ? `${sha(shortSha(facts.sha256))}${facts.subject ? ` (${text(facts.subject)})` : ""}` : "no certificate";
+  return `Signed by ${who}, ${text(signerScope(facts))}: ${facts.verified ? "signature verified" : "signature NOT verified"}.`;
+}
 
 // client/src/sarif.ts
 var import_node_crypto3 = require("node:crypto");
@@ -951,7 +975,8 @@ function toSarif(scan, opts) {
         tool: { driver: { name: "shieldgate", version: opts.toolVersion, informationUri: opts.informationUri, rules } },
         automationDetails: { id: `shieldgate/${scan.target.platform}/` },
         results,
-        properties: { scanId: scan.id, grade: scan.grade, score: scan.score }
+        // Who signed the package (null when the scan does not say): code scanning keeps it with the run.
+        properties: { scanId: scan.id, grade: scan.grade, score: scan.score, signer: signerFacts(scan) }
       }
     ]
   };
@@ -1210,6 +1235,8 @@ function finish(run2, scan, buildId) {
   const floor = failUnder(values);
   const gate = evaluateGate(scan, floor);
   say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
+  const signer = signerLine(scan);
+  if (signer) say(signer);
   findingsTable(scan.findings).forEach(say);
   if (values.sarif && gate.analysed) {
     const manifestPath = values["manifest-path"] ?? DEFAULT_MANIFEST[scan.target.platform];
@@ -1223,7 +1250,7 @@ function finish(run2, scan, buildId) {
   for (const f of scan.findings.filter(isSerious)) annotate(io.env, "error", `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
   appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
   setOutputs(io.env, { "build-id": buildId, "scan-id": scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }));
+  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), findings: scan.findings }));
   if (!gate.passed) {
     io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? "")}
 `);

@@ -14,7 +14,8 @@ import { evaluateGate } from './gate';
 import { annotate, appendSummary, setOutputs, type Env } from './github';
 import { isGrade, type Grade } from './grades';
 import { createProgress } from './progress';
-import { findingsTable, isSerious, summaryMarkdown } from './report';
+import { findingsTable, isSerious, signerLine, summaryMarkdown } from './report';
+import { signerFacts } from './signer';
 import { DEFAULT_MANIFEST, toSarif } from './sarif';
 import { uploadArtifact } from './upload';
 import { getBuild, getScan, waitForStaticScan } from './wait';
@@ -99,6 +100,8 @@ function finish(run: Run, scan: Scan, buildId: string): ExitCode {
   const floor = failUnder(values);
   const gate = evaluateGate(scan, floor);
   say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
+  const signer = signerLine(scan);
+  if (signer) say(signer);
   findingsTable(scan.findings).forEach(say);
   if (values.sarif && gate.analysed) {
     const manifestPath = values['manifest-path'] ?? DEFAULT_MANIFEST[scan.target.platform];
@@ -114,7 +117,7 @@ function finish(run: Run, scan: Scan, buildId: string): ExitCode {
   for (const f of scan.findings.filter(isSerious)) annotate(io.env, 'error', `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
   appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
   setOutputs(io.env, { 'build-id': buildId, 'scan-id': scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, findings: scan.findings }));
+  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), findings: scan.findings }));
   if (!gate.passed) {
     io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? '')}\n`);
     return EXIT.gate;

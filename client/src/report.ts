@@ -1,6 +1,7 @@
 /** What a person reads: the findings table in the log, the job summary, one annotation per serious finding. */
 import type { Finding, Scan } from './api';
 import { printable } from './log-text';
+import { shortSha, signerFacts, signerScope } from './signer';
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low'] as const;
 
@@ -42,6 +43,8 @@ export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?:
     '',
     `Build \`${code(buildId)}\`, scan \`${code(scan.id)}\` (${cell(scan.engine)}) of ${cell(scan.target.name)} ${cell(scan.target.version ?? '')}.`,
   ];
+  const signer = signerLine(scan, (sha) => `\`${code(sha)}\``, cell);
+  if (signer) lines.push('', signer);
   if (gate.failUnder) lines.push('', gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
   lines.push('');
   if (scan.findings.length === 0) lines.push('No findings.');
@@ -53,3 +56,14 @@ export function summaryMarkdown(scan: Scan, buildId: string, gate: { failUnder?:
 }
 
 export const isSerious = (f: Finding) => f.severity === 'high' || f.severity === 'critical';
+
+/**
+ * One line naming who signed the package, or null when the scan says nothing of it (a preview, an unreadable package,
+ * an older server). `sha` formats the digest and `text` the certificate's subject, which the package chose.
+ */
+export function signerLine(scan: Pick<Scan, 'signing'>, sha: (text: string) => string = (t) => t, text: (t: string) => string = printable): string | null {
+  const facts = signerFacts(scan);
+  if (!facts) return null;
+  const who = facts.sha256 ? `${sha(shortSha(facts.sha256))}${facts.subject ? ` (${text(facts.subject)})` : ''}` : 'no certificate';
+  return `Signed by ${who}, ${text(signerScope(facts))}: ${facts.verified ? 'signature verified' : 'signature NOT verified'}.`;
+}

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Finding, Scan } from './api';
 import { sortFindings } from './report';
+import { signerFacts } from './signer';
 
 const LEVELS: Record<Finding['severity'], 'error' | 'warning' | 'note'> = { critical: 'error', high: 'error', medium: 'warning', low: 'note' };
 // GitHub orders code-scanning alerts by this number (0.0 to 10.0).
@@ -60,7 +61,8 @@ export function toSarif(scan: Scan, opts: SarifOptions): Record<string, unknown>
         tool: { driver: { name: 'shieldgate', version: opts.toolVersion, informationUri: opts.informationUri, rules } },
         automationDetails: { id: `shieldgate/${scan.target.platform}/` },
         results,
-        properties: { scanId: scan.id, grade: scan.grade, score: scan.score },
+        // Who signed the package (null when the scan does not say): code scanning keeps it with the run.
+        properties: { scanId: scan.id, grade: scan.grade, score: scan.score, signer: signerFacts(scan) },
       },
     ],
   };

@@ -5,6 +5,7 @@ import * as scans from './scans';
 import * as threats from './threats';
 import * as oidc from './oidc';
 import * as webhooks from './webhooks';
+import * as signers from './signers';
 
 /** Every operation of the contract has its handler: `satisfies` makes a missing one a compile error. */
 export const handlers = {
@@ -28,4 +29,6 @@ export const handlers = {
   createWebhook: webhooks.createWebhook,
   listWebhooks: webhooks.listWebhooks,
   deleteWebhook: webhooks.deleteWebhook,
+  listSigners: signers.listSigners,
+  recordSigner: signers.recordSigner,
 } satisfies HandlerMap;

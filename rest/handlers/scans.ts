@@ -3,9 +3,22 @@ import { notFound } from '../../src/errors';
 import { execute } from '../execute';
 import { pathParams } from '../request';
 import type { components } from '../../src/generated/openapi';
-import { GetScanDocument } from '../../src/generated/rest-operations';
+import { GetScanDocument, type GetScanQuery } from '../../src/generated/rest-operations';
 
 type RestScan = components['schemas']['Scan'];
+type RestAndroidSigning = components['schemas']['AndroidSigning'];
+
+/** The GraphQL union to the REST shape: the same fields, without the type name (the target's platform tells). */
+function restSigning(signing: NonNullable<GetScanQuery['scan']>['signing']): RestScan['signing'] {
+  if (!signing) return null;
+  if (signing.__typename === 'AndroidSigning') {
+    const { __typename: _type, ...android } = signing;
+    // The analyser names only the schemes apksigner verifies (src/scan/types.ts); the contract lists them.
+    return { ...android, schemes: android.schemes as RestAndroidSigning['schemes'] };
+  }
+  const { __typename: _type, ...ios } = signing;
+  return ios;
+}
 
 export const getScan: Handler = async (req, res, ctx) => {
   const { scan } = await execute(ctx, GetScanDocument, { id: pathParams(req).id });
@@ -13,6 +26,7 @@ export const getScan: Handler = async (req, res, ctx) => {
   const body: RestScan = {
     ...scan,
     target: { ...scan.target, version: scan.target.version ?? null },
+    signing: restSigning(scan.signing),
     createdAt: new Date(scan.createdAt).toISOString(),
   };
   res.status(200).json(body);

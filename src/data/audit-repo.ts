@@ -8,6 +8,8 @@ export const AUDIT_ACTIONS = [
   'oidc.rule_deleted',
   'oidc.dry_run',
   'oidc.rule_pinned',
+  // A deliberate re-key: an app's key holder (rules:write) records the signer of a package.
+  'signer.recorded',
   // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
   'app.created',
   'api_key.created',

@@ -12,6 +12,7 @@ import { JtiRepo } from './jti-repo';
 import { TokenProvenanceRepo } from './token-provenance-repo';
 import { ScansRepo } from './scans-repo';
 import { ScanJobsRepo } from './scan-jobs-repo';
+import { SignersRepo } from './signers-repo';
 import { ThreatsRepo } from './threats-repo';
 import { ThreatMergesRepo } from './threat-merges-repo';
 import { ThreatEventIdsRepo } from './threat-event-ids-repo';
@@ -34,6 +35,7 @@ export interface Repositories {
   uploadLocks: UploadLocksRepo;
   scans: ScansRepo;
   scanJobs: ScanJobsRepo;
+  signers: SignersRepo;
   threats: ThreatsRepo;
   threatMerges: ThreatMergesRepo;
   threatEventIds: ThreatEventIdsRepo;
@@ -57,6 +59,7 @@ export function createRepositories(db: Db): Repositories {
     uploadLocks: new UploadLocksRepo(db),
     scans: new ScansRepo(db),
     scanJobs: new ScanJobsRepo(db),
+    signers: new SignersRepo(db),
     threats: new ThreatsRepo(db),
     threatMerges: new ThreatMergesRepo(db),
     threatEventIds: new ThreatEventIdsRepo(db),

@@ -1,6 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
+import type { ScanSigning } from '../scan/types';
 
 export type ScanEngine = 'preview' | 'static';
 
@@ -13,6 +14,8 @@ export interface ScanDoc {
   score: number;
   target: { platform: Platform; name: string; version: string | null };
   findings: Finding[];
+  /** Static scans: who signed the package (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
+  signing?: ScanSigning | null;
   createdAt: Date;
 }
 

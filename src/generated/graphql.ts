@@ -85,6 +85,8 @@ export type Query = {
   /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
   dryRunOidcRules: OidcDryRun;
   scan?: Maybe<Scan>;
+  /** The recorded signing identities of an app's packages (builds:read), by package then platform (at most 100). */
+  signers: Array<SignerRecord>;
   /** Staff: the caller's own token (the console reads it to show who is signed in and which controls to offer). */
   staffWhoami: StaffIdentity;
   /** @deprecated Use App.threats, a connection. */
@@ -176,6 +178,12 @@ export type QueryScanArgs = {
 };
 
 
+export type QuerySignersArgs = {
+  appId: Scalars['ID']['input'];
+  package?: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type QueryThreatsArgs = {
   appId: Scalars['ID']['input'];
   filter?: InputMaybe<ThreatFilter>;
@@ -236,6 +244,8 @@ export type Mutation = {
   deleteOidcRule: Scalars['Boolean']['output'];
   /** No credential: the OIDC token is the proof. Every refusal is the same unauthorized error. */
   exchangeOidcToken: OidcExchange;
+  /** Records a deliberate re-key (rules:write): the package's recorded signer is replaced. Audited as signer.recorded. */
+  recordSigner: SignerRecord;
   /** Device keys: a batch of 1 to 100 events. */
   ingestEvents: IngestResult;
   createWebhook: CreatedWebhook;
@@ -288,6 +298,12 @@ export type MutationDeleteOidcRuleArgs = {
 export type MutationExchangeOidcTokenArgs = {
   token: Scalars['String']['input'];
   appId: Scalars['ID']['input'];
+};
+
+
+export type MutationRecordSignerArgs = {
+  appId: Scalars['ID']['input'];
+  input: RecordSignerInput;
 };
 
 
@@ -368,6 +384,8 @@ export type App = Node & {
    * credential with rules:read.
    */
   refusedExchanges: Array<RefusalDay>;
+  /** The recorded signing identity of each of its packages, by package then platform (at most 100). */
+  signers: Array<SignerRecord>;
 };
 
 
@@ -450,6 +468,12 @@ export type AppBuildTrendArgs = {
 /** A tenant: it owns builds, scans, security events, keys and trust rules. */
 export type AppRefusedExchangesArgs = {
   range: DateRange;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppSignersArgs = {
+  package?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type AppEdge = {
@@ -914,6 +938,8 @@ export type Scan = Node & {
   app: App;
   /** The build scanned. */
   build?: Maybe<Build>;
+  /** Static scans: who signed the package. Null for preview scans and packages that could not be analysed. */
+  signing?: Maybe<ScanSigning>;
 };
 
 export type ScanEdge = {
@@ -929,6 +955,80 @@ export type ScanConnection = {
   nodes: Array<Scan>;
   pageInfo: PageInfo;
   totalCount?: Maybe<Scalars['Int']['output']>;
+};
+
+/** One signing certificate of an Android package; sha256 is what `apksigner verify --print-certs` prints. */
+export type AndroidSigner = {
+  __typename?: 'AndroidSigner';
+  sha256: Scalars['String']['output'];
+  subject: Scalars['String']['output'];
+  /** The certificate's notAfter, ISO 8601. */
+  notAfter: Scalars['String']['output'];
+  keyAlgorithm: Scalars['String']['output'];
+  keyBits?: Maybe<Scalars['Int']['output']>;
+};
+
+/** An Android package's signature: schemes lists the schemes that verified; lineage is the v3 proof of rotation (sha256s, oldest first). */
+export type AndroidSigning = {
+  __typename?: 'AndroidSigning';
+  verified: Scalars['Boolean']['output'];
+  schemes: Array<Scalars['String']['output']>;
+  signers: Array<AndroidSigner>;
+  lineage: Array<Scalars['String']['output']>;
+};
+
+/** One certificate of an iOS bundle's seal, the leaf first. */
+export type IosSigner = {
+  __typename?: 'IosSigner';
+  sha256: Scalars['String']['output'];
+  subject: Scalars['String']['output'];
+  /** The certificate's notAfter, ISO 8601. */
+  notAfter: Scalars['String']['output'];
+};
+
+/** An iOS bundle's seal: whether it verified, and the team of its signing certificate. */
+export type IosSigning = {
+  __typename?: 'IosSigning';
+  verified: Scalars['Boolean']['output'];
+  teamId?: Maybe<Scalars['String']['output']>;
+  signers: Array<IosSigner>;
+};
+
+/** Who signed a scanned package: AndroidSigning or IosSigning, by the scan's platform. */
+export type ScanSigning = AndroidSigning | IosSigning;
+
+export type SignerSource =
+  /** The first verified static scan of the package (or a scan whose v3 lineage proved a rotation). */
+  | 'scan'
+  /** A deliberate re-key recorded with recordSigner. */
+  | 'operator';
+
+/**
+ * The signing identity recorded for one package of an app, which later static scans are compared with: an Android
+ * package's certificate (sha256), an iOS bundle's team (teamId, with the leaf certificate's sha256 when a scan recorded it).
+ */
+export type SignerRecord = {
+  __typename?: 'SignerRecord';
+  platform: Platform;
+  /** The Android package name or the iOS bundle id. */
+  package: Scalars['String']['output'];
+  sha256?: Maybe<Scalars['String']['output']>;
+  teamId?: Maybe<Scalars['String']['output']>;
+  source: SignerSource;
+  /** The static scan that recorded it (source scan). */
+  scanId?: Maybe<Scalars['ID']['output']>;
+  /** Why it was recorded (source operator). */
+  reason?: Maybe<Scalars['String']['output']>;
+  recordedAt: Scalars['DateTime']['output'];
+};
+
+/** A deliberate re-key. sha256 (Android) or teamId (iOS); platform is inferred from which is given unless named. */
+export type RecordSignerInput = {
+  package: Scalars['String']['input'];
+  platform?: InputMaybe<Platform>;
+  sha256?: InputMaybe<Scalars['String']['input']>;
+  teamId?: InputMaybe<Scalars['String']['input']>;
+  reason: Scalars['String']['input'];
 };
 
 export type StaffRole =
@@ -1187,6 +1287,13 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of union types */
+export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = {
+  ScanSigning:
+    | ( AndroidSigning )
+    | ( IosSigning )
+  ;
+};
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
@@ -1267,6 +1374,14 @@ export type ResolversTypes = {
   Scan: ResolverTypeWrapper<ScanDoc>;
   ScanEdge: ResolverTypeWrapper<Omit<ScanEdge, 'node'> & { node: ResolversTypes['Scan'] }>;
   ScanConnection: ResolverTypeWrapper<ScanConnectionPage>;
+  AndroidSigner: ResolverTypeWrapper<AndroidSigner>;
+  AndroidSigning: ResolverTypeWrapper<AndroidSigning>;
+  IosSigner: ResolverTypeWrapper<IosSigner>;
+  IosSigning: ResolverTypeWrapper<IosSigning>;
+  ScanSigning: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['ScanSigning']>;
+  SignerSource: SignerSource;
+  SignerRecord: ResolverTypeWrapper<SignerRecord>;
+  RecordSignerInput: RecordSignerInput;
   StaffRole: StaffRole;
   StaffIdentity: ResolverTypeWrapper<StaffIdentity>;
   Detection: Detection;
@@ -1346,6 +1461,13 @@ export type ResolversParentTypes = {
   Scan: ScanDoc;
   ScanEdge: Omit<ScanEdge, 'node'> & { node: ResolversParentTypes['Scan'] };
   ScanConnection: ScanConnectionPage;
+  AndroidSigner: AndroidSigner;
+  AndroidSigning: AndroidSigning;
+  IosSigner: IosSigner;
+  IosSigning: IosSigning;
+  ScanSigning: ResolversUnionTypes<ResolversParentTypes>['ScanSigning'];
+  SignerRecord: SignerRecord;
+  RecordSignerInput: RecordSignerInput;
   StaffIdentity: StaffIdentity;
   Threat: ThreatDoc;
   Float: Scalars['Float']['output'];
@@ -1384,6 +1506,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
   dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
+  signers?: Resolver<Array<ResolversTypes['SignerRecord']>, ParentType, ContextType, RequireFields<QuerySignersArgs, 'appId'>>;
   staffWhoami?: Resolver<ResolversTypes['StaffIdentity'], ParentType, ContextType>;
   threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
@@ -1413,6 +1536,7 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   createOidcRule?: Resolver<ResolversTypes['OidcRule'], ParentType, ContextType, RequireFields<MutationCreateOidcRuleArgs, 'appId' | 'input'>>;
   deleteOidcRule?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteOidcRuleArgs, 'appId' | 'ruleId'>>;
   exchangeOidcToken?: Resolver<ResolversTypes['OidcExchange'], ParentType, ContextType, RequireFields<MutationExchangeOidcTokenArgs, 'token' | 'appId'>>;
+  recordSigner?: Resolver<ResolversTypes['SignerRecord'], ParentType, ContextType, RequireFields<MutationRecordSignerArgs, 'appId' | 'input'>>;
   ingestEvents?: Resolver<ResolversTypes['IngestResult'], ParentType, ContextType, RequireFields<MutationIngestEventsArgs, 'events'>>;
   createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'appId' | 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'appId' | 'webhookId'>>;
@@ -1436,6 +1560,7 @@ export type AppResolvers<ContextType = RequestContext, ParentType extends Resolv
   threatBreakdown?: Resolver<Array<ResolversTypes['ThreatBreakdownRow']>, ParentType, ContextType, RequireFields<AppThreatBreakdownArgs, 'range' | 'by' | 'first'>>;
   buildTrend?: Resolver<Array<ResolversTypes['BuildDay']>, ParentType, ContextType, RequireFields<AppBuildTrendArgs, 'range'>>;
   refusedExchanges?: Resolver<Array<ResolversTypes['RefusalDay']>, ParentType, ContextType, RequireFields<AppRefusedExchangesArgs, 'range'>>;
+  signers?: Resolver<Array<ResolversTypes['SignerRecord']>, ParentType, ContextType, Partial<AppSignersArgs>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1705,6 +1830,7 @@ export type ScanResolvers<ContextType = RequestContext, ParentType extends Resol
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   app?: Resolver<ResolversTypes['App'], ParentType, ContextType>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
+  signing?: Resolver<Maybe<ResolversTypes['ScanSigning']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1718,6 +1844,50 @@ export type ScanConnectionResolvers<ContextType = RequestContext, ParentType ext
   nodes?: Resolver<Array<ResolversTypes['Scan']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type AndroidSignerResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AndroidSigner'] = ResolversParentTypes['AndroidSigner']> = {
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subject?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notAfter?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  keyAlgorithm?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  keyBits?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type AndroidSigningResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AndroidSigning'] = ResolversParentTypes['AndroidSigning']> = {
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  schemes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  signers?: Resolver<Array<ResolversTypes['AndroidSigner']>, ParentType, ContextType>;
+  lineage?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type IosSignerResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IosSigner'] = ResolversParentTypes['IosSigner']> = {
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subject?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  notAfter?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type IosSigningResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IosSigning'] = ResolversParentTypes['IosSigning']> = {
+  verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  teamId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  signers?: Resolver<Array<ResolversTypes['IosSigner']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type ScanSigningResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanSigning'] = ResolversParentTypes['ScanSigning']> = {
+  __resolveType: TypeResolveFn<'AndroidSigning' | 'IosSigning', ParentType, ContextType>;
+};
+
+export type SignerRecordResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SignerRecord'] = ResolversParentTypes['SignerRecord']> = {
+  platform?: Resolver<ResolversTypes['Platform'], ParentType, ContextType>;
+  package?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sha256?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  teamId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['SignerSource'], ParentType, ContextType>;
+  scanId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recordedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type StaffIdentityResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['StaffIdentity'] = ResolversParentTypes['StaffIdentity']> = {
@@ -1854,6 +2024,12 @@ export type Resolvers<ContextType = RequestContext> = {
   Scan?: ScanResolvers<ContextType>;
   ScanEdge?: ScanEdgeResolvers<ContextType>;
   ScanConnection?: ScanConnectionResolvers<ContextType>;
+  AndroidSigner?: AndroidSignerResolvers<ContextType>;
+  AndroidSigning?: AndroidSigningResolvers<ContextType>;
+  IosSigner?: IosSignerResolvers<ContextType>;
+  IosSigning?: IosSigningResolvers<ContextType>;
+  ScanSigning?: ScanSigningResolvers<ContextType>;
+  SignerRecord?: SignerRecordResolvers<ContextType>;
   StaffIdentity?: StaffIdentityResolvers<ContextType>;
   Threat?: ThreatResolvers<ContextType>;
   ThreatEdge?: ThreatEdgeResolvers<ContextType>;

@@ -488,6 +488,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{id}/signers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the recorded signers of an app's packages
+         * @description The signing identity recorded for each package of the app (Android package name, iOS bundle id), by package
+         *     then platform, at most 100. The first static scan of a package whose signature verified records its signer:
+         *     Android, the certificate's SHA-256 as `apksigner verify --print-certs` prints it; iOS, the seal's team id and
+         *     leaf certificate. A later package signed by another certificate (Android) or team (iOS) gets the critical
+         *     finding `android.signer-changed` / `ios.team-changed`, unless an APK Signature Scheme v3 lineage proves the
+         *     rotation from the recorded certificate: then the low finding `android.signer-rotated`, and the record moves
+         *     to the new certificate. Unverified signatures never record nor move anything. Needs `builds:read` for
+         *     this app.
+         */
+        get: operations["listSigners"];
+        put?: never;
+        /**
+         * Record a package's signer (a deliberate re-key)
+         * @description Replaces the recorded signer of a package with the given one, so that later packages signed by it pass
+         *     the continuity check: `sha256` (the Android signing certificate's SHA-256, as `apksigner verify
+         *     --print-certs` prints it) or `teamId` (an Apple team id). `platform` is inferred from which one is given
+         *     unless named. Recorded in the audit trail as `signer.recorded`, with the reason and the signer it replaced.
+         *     Needs `rules:write` for this app.
+         */
+        post: operations["recordSigner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -538,7 +573,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];
@@ -690,8 +725,82 @@ export interface components {
                 version: string | null;
             };
             findings: components["schemas"]["Finding"][];
+            /**
+             * @description Static scans: who signed the package, `AndroidSigning` or `IosSigning` by the target's platform. Null for
+             *     preview scans and for packages that could not be analysed.
+             */
+            signing: components["schemas"]["AndroidSigning"] | components["schemas"]["IosSigning"] | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        AndroidSigning: {
+            /** @description Whether the signature verifies as `apksigner verify` verifies it. */
+            verified: boolean;
+            /** @description The schemes that verified. */
+            schemes: ("v1" | "v2" | "v3" | "v3.1")[];
+            signers: components["schemas"]["AndroidSigner"][];
+            /** @description The v3 proof-of-rotation certificates' SHA-256, oldest first; empty when there is none. */
+            lineage: components["schemas"]["Sha256"][];
+        };
+        AndroidSigner: {
+            /** @description SHA-256 of the certificate's DER, as `apksigner verify --print-certs` prints it. */
+            sha256: components["schemas"]["Sha256"];
+            /** @description The certificate's subject distinguished name. */
+            subject: string;
+            /** @description The end of the certificate's validity, ISO 8601. */
+            notAfter: string;
+            /** @description The public key's algorithm, for example `RSA`, `EC` or `DSA`. */
+            keyAlgorithm: string;
+            /** @description The key's size in bits, when known. */
+            keyBits: number | null;
+        };
+        IosSigning: {
+            /** @description Whether the bundle's seal verifies. */
+            verified: boolean;
+            /** @description The Apple team id of the signing certificate (its organizational unit). */
+            teamId: string | null;
+            /** @description The certificates of the signature, the leaf first. */
+            signers: components["schemas"]["IosSigner"][];
+        };
+        IosSigner: {
+            sha256: components["schemas"]["Sha256"];
+            subject: string;
+            /** @description The end of the certificate's validity, ISO 8601. */
+            notAfter: string;
+        };
+        SignerRecord: {
+            platform: components["schemas"]["Platform"];
+            /** @description The Android package name or the iOS bundle id. */
+            package: string;
+            /** @description Android, the signing certificate's SHA-256; iOS, the leaf certificate's when a scan recorded it. */
+            sha256: components["schemas"]["Sha256"] | null;
+            /** @description iOS, the Apple team id; null for Android. */
+            teamId: string | null;
+            /**
+             * @description `scan`: recorded (or moved by a proven rotation) by a static scan; `operator`: recorded with `POST /v1/apps/{id}/signers`.
+             * @enum {string}
+             */
+            source: "scan" | "operator";
+            /** @description The static scan that recorded it; null for an operator's record. */
+            scanId: components["schemas"]["ScanId"] | null;
+            /** @description Why an operator recorded it; null for a scan's record. */
+            reason: string | null;
+            /** Format: date-time */
+            recordedAt: string;
+        };
+        SignerList: {
+            data: components["schemas"]["SignerRecord"][];
+        };
+        SignerCreate: {
+            /** @description The Android package name or the iOS bundle id, as the scan's target names it. */
+            package: string;
+            platform?: components["schemas"]["Platform"];
+            /** @description Android, the new signing certificate's SHA-256 (stored lowercase). */
+            sha256?: string;
+            /** @description iOS, the new Apple team id. */
+            teamId?: string;
+            /** @description Why the signer changes; kept in the record and the audit trail. */
+            reason: string;
         };
         Whoami: {
             appId: string;
@@ -1857,6 +1966,7 @@ export interface operations {
                      *           "fix": "Send the commit of the build in `commit`."
                      *         }
                      *       ],
+                     *       "signing": null,
                      *       "createdAt": "2025-03-14T09:26:53Z"
                      *     }
                      */
@@ -2339,6 +2449,106 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSigners: {
+        parameters: {
+            query?: {
+                /** @description Only this package (an exact Android package name or iOS bundle id). */
+                package?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recorded signers. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "platform": "android",
+                     *           "package": "com.acme.mobile",
+                     *           "sha256": "3b1ed3e0b7ac5a52c0d0b5d0ef8d2bb4d1b9b2b3a0f4e5c6d7e8f9a0b1c2d3e4",
+                     *           "teamId": null,
+                     *           "source": "scan",
+                     *           "scanId": "scn_Pq81ZxT0wd",
+                     *           "reason": null,
+                     *           "recordedAt": "2025-03-14T09:26:53Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignerList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordSigner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "package": "com.acme.mobile",
+                 *       "sha256": "9f2c8e1d0a4b6c3e5f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e",
+                 *       "reason": "New upload key after the Play App Signing key upgrade (ticket OPS-142)."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SignerCreate"];
+            };
+        };
+        responses: {
+            /** @description The signer is recorded. */
+            201: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignerRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -9,6 +9,9 @@ import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
 import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
+import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
+import { LIMITS } from '../scan/static/limits';
+import type { ScanSigning } from '../scan/types';
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
@@ -68,7 +71,10 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const target = named
     ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
     : { platform: build.platform, name: await appName(deps, build.appId), version: build.version };
-  await writeStaticScan(deps, staticScan(deps, job, target, analysis.findings));
+  // Continuity findings join the analyser's before the scan is scored (scanDoc), so a changed signer lowers the grade.
+  const continuity = named ? await checkSigningContinuity(deps, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
+  const findings = withFindings(analysis.findings, continuity, LIMITS.findings);
+  await writeStaticScan(deps, staticScan(deps, job, target, findings, named ? analysis.signing : null));
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
@@ -80,7 +86,7 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     version: build?.version ?? null,
   };
   const interrupted = (job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES;
-  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)]));
+  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)], null));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
@@ -92,8 +98,8 @@ async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
 }
 
-function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[]): ScanDoc {
-  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, createdAt: deps.clock.now() });
+function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[], signing: ScanSigning | null): ScanDoc {
+  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, signing, createdAt: deps.clock.now() });
 }
 
 /** A package whose analysis ended the service's process (not only its worker) more than once. */

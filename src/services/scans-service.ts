@@ -68,6 +68,7 @@ export async function createPreviewScan(deps: Deps, build: BuildDoc, principal: 
     engine: 'preview',
     target: { platform: build.platform, name: await appName(deps, build.appId), version: build.version },
     findings,
+    signing: null, // a preview reads no package: nothing is signed yet
     createdAt: deps.clock.now(),
   });
   await deps.repos.scans.insertOnce(doc);

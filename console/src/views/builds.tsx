@@ -6,6 +6,7 @@ import { Async, Empty, ErrorBox, Grade, Panel, Tag } from '../ui';
 import { usePages, type Pages } from '../use-pages';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
+import { ScanSigner } from './scan-signer';
 
 type ScanSummary = Build['scans'][number];
 
@@ -305,6 +306,7 @@ function BuildDetail({ build, close }: { build: Build; close: () => void }) {
                     </div>
                   </div>
                 </div>
+                <ScanSigner signing={detail.signing} />
                 {detail.findings.length === 0 ? (
                   <Empty title="No findings.">The scan found nothing to report in this package.</Empty>
                 ) : (

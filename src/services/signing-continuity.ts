@@ -1,0 +1,131 @@
+/**
+ * Signing continuity (docs/scan-evidence.md): the first verified static scan of a package records who signed it; a
+ * later verified package signed otherwise is a critical finding, unless a v3 lineage proves the rotation from the
+ * recorded signer (a low finding, and the record moves). Unverified signatures never record nor move anything: an
+ * attacker's broken package must not become the reference.
+ */
+import type { Deps } from '../deps';
+import type { SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
+import type { Finding } from '../scan';
+import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/types';
+
+/** What a package's signature identifies, as recorded and compared. */
+export type ObservedSigner = Pick<SignerDoc, 'identity' | 'sha256' | 'teamId'>;
+
+const isAndroid = (s: ScanSigning): s is AndroidSigning => 'schemes' in s;
+
+/** The identity a verified signature proves; null when it proves none (unverified, or no signer at all). */
+export function observedSigner(signing: ScanSigning | null | undefined): ObservedSigner | null {
+  if (!signing?.verified || signing.signers.length === 0) return null;
+  if (isAndroid(signing)) {
+    // Android installs an update only when its signer set equals the installed one: every signer counts.
+    const all = [...new Set(signing.signers.map((s) => s.sha256.toLowerCase()))].sort();
+    return { identity: all.join(' '), sha256: signing.signers[0].sha256.toLowerCase(), teamId: null };
+  }
+  const leaf = signing.signers[0].sha256.toLowerCase();
+  return signing.teamId ? { identity: `team:${signing.teamId}`, sha256: leaf, teamId: signing.teamId } : { identity: `leaf:${leaf}`, sha256: leaf, teamId: null };
+}
+
+/** The identity of an operator's record: the same keys a scan's record has. */
+export function operatorSigner(input: { sha256: string | null; teamId: string | null }): ObservedSigner {
+  if (input.teamId) return { identity: `team:${input.teamId}`, sha256: input.sha256, teamId: input.teamId };
+  const sha256 = (input.sha256 ?? '').toLowerCase();
+  return { identity: sha256, sha256, teamId: null };
+}
+
+/** True when the package's v3 lineage proves a rotation from the recorded (single) signer to the package's signer. */
+function rotationProven(signing: ScanSigning, recorded: SignerDoc, observed: ObservedSigner): boolean {
+  if (!isAndroid(signing) || recorded.platform !== 'android' || signing.signers.length !== 1) return false;
+  if (!recorded.sha256 || recorded.identity !== recorded.sha256 || observed.identity !== observed.sha256) return false;
+  const lineage = signing.lineage.map((s) => s.toLowerCase());
+  const from = lineage.indexOf(recorded.sha256);
+  return from >= 0 && from < lineage.length - 1 && lineage[lineage.length - 1] === observed.sha256;
+}
+
+export interface ContinuityInput extends SignerKey {
+  scanId: string;
+  signing: ScanSigning | null;
+}
+
+/** How many compare-and-set rounds a scan tries when others move the record under it (each loss means progress). */
+const MAX_ROUNDS = 3;
+
+/**
+ * Checks the package's signer against the recorded one, records or moves it, and returns the findings to add to the
+ * scan (before it is scored). A retried job meets its own earlier record (same scan id) and reports the same.
+ */
+export async function checkSigningContinuity(deps: Pick<Deps, 'repos' | 'clock'>, input: ContinuityInput): Promise<Finding[]> {
+  const observed = observedSigner(input.signing);
+  if (!observed || !input.signing || !input.package) return [];
+  const key: SignerKey = { appId: input.appId, platform: input.platform, package: input.package };
+  const fields = (rotatedFrom: string | null): SignerFields => ({
+    ...observed, source: 'scan', scanId: input.scanId, reason: null, rotatedFrom, recordedAt: deps.clock.now(),
+  });
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    // Insert first, never find-then-insert: the unique key lets exactly one of concurrent first scans record.
+    if (await deps.repos.signers.insertFirst(key, fields(null))) return [];
+    const recorded = await deps.repos.signers.find(key);
+    if (!recorded) continue; // removed in between: try to record again
+    if (recorded.scanId === input.scanId) return recorded.rotatedFrom ? [rotatedFinding(input.package, recorded.rotatedFrom, observed)] : [];
+    if (recorded.identity === observed.identity) return [];
+    if (!rotationProven(input.signing, recorded, observed)) return [changedFinding(input, recorded, observed)];
+    if (await deps.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256))) {
+      return [rotatedFinding(input.package, recorded.sha256!, observed)];
+    }
+    // Another scan moved it first: compare with what it recorded.
+  }
+  throw new Error(`the signer record of ${input.package} kept changing during the scan`);
+}
+
+/** A digest short enough to read, long enough (64 bits) not to be mistaken for another. */
+export const abbreviated = (sha256: string | null) => (sha256 ? `${sha256.slice(0, 16)}…` : 'none');
+
+function recordedFrom(recorded: SignerDoc): string {
+  const day = recorded.recordedAt.toISOString().slice(0, 10);
+  return recorded.source === 'operator' ? `recorded by an operator on ${day}` : `recorded from scan ${recorded.scanId} on ${day}`;
+}
+
+function changedFinding(input: ContinuityInput, recorded: SignerDoc, observed: ObservedSigner): Finding {
+  const deliberate = `If the change is deliberate, record the new signer with POST /v1/apps/${input.appId}/signers`;
+  if (input.platform === 'ios') {
+    const was = recorded.teamId ? `team ${recorded.teamId}` : `certificate ${abbreviated(recorded.sha256)}`;
+    const now = observed.teamId ? `team ${observed.teamId}` : `certificate ${abbreviated(observed.sha256)}`;
+    return {
+      id: 'ios.team-changed',
+      severity: 'critical',
+      title: 'Signed by another team than earlier builds',
+      detail: `Earlier verified builds of ${input.package} were signed by ${was} (${recordedFrom(recorded)}); this package is signed by ${now} (certificate ${abbreviated(observed.sha256)}). A bundle re-signed by another team is how repackaged apps look.`,
+      fix: `Do not release this package until you know who signed it. ${deliberate} ({ "package": "${input.package}", "teamId": "<new team id>", "reason": "…" }); the full certificate digest is in this scan's signing.`,
+    };
+  }
+  return {
+    id: 'android.signer-changed',
+    severity: 'critical',
+    title: 'Signed by another certificate than earlier builds',
+    detail: `Earlier verified builds of ${input.package} were signed by certificate SHA-256 ${abbreviated(recorded.sha256)} (${recordedFrom(recorded)}); this package is signed by ${abbreviated(observed.sha256)}, and no v3 lineage proves a rotation from the first. A package re-signed with another key is how repackaged or hijacked apps look, and Android refuses it as an update of the installed app.`,
+    fix: `Do not release this package until you know who signed it. To change keys, rotate with APK Signature Scheme v3 (\`apksigner rotate --out lineage --old-signer --ks old.jks --new-signer --ks new.jks\`, then sign with \`--lineage lineage\`). ${deliberate} ({ "package": "${input.package}", "sha256": "<new certificate sha256>", "reason": "…" }); the full digest is in this scan's signing.`,
+  };
+}
+
+function rotatedFinding(pkg: string, from: string, observed: ObservedSigner): Finding {
+  return {
+    id: 'android.signer-rotated',
+    severity: 'low',
+    title: 'Signing key rotated (proven by a v3 lineage)',
+    detail: `The package ${pkg} is signed by certificate SHA-256 ${abbreviated(observed.sha256)}, and its APK Signature Scheme v3 lineage proves the rotation from the recorded ${abbreviated(from)}. The recorded signer of ${pkg} is now ${abbreviated(observed.sha256)}.`,
+    fix: 'Nothing to do if you rotated the key. If you did not, find out who holds the old key: only its holder can sign a lineage from it.',
+  };
+}
+
+/**
+ * Adds continuity findings to the analyser's, keeping at most `max`: the least severe of the others go first, so a
+ * critical signer change is never cut to make room.
+ */
+export function withFindings(findings: Finding[], extra: Finding[], max: number): Finding[] {
+  const order: Finding['severity'][] = ['critical', 'high', 'medium', 'low'];
+  const all = [...findings, ...extra];
+  if (all.length <= max) return all;
+  const ranked = all.map((f, i) => ({ f, i })).sort((a, b) => order.indexOf(a.f.severity) - order.indexOf(b.f.severity) || (a.i >= findings.length ? -1 : 0) - (b.i >= findings.length ? -1 : 0) || a.i - b.i);
+  const kept = new Set(ranked.slice(0, max).map((r) => r.i));
+  return all.filter((_f, i) => kept.has(i));
+}
