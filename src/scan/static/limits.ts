@@ -24,6 +24,17 @@ export const LIMITS = {
   zipEntries: 65_535,
   /** APK Signing Block bytes read: real blocks are kilobytes (plus 4 KiB of verity padding). */
   signingBlock: 16 * 1024 * 1024,
+  /**
+   * Central directory bytes read whole by the signature check: 65,535 records with 100-character names are 9 MB;
+   * names, extra fields and comments of 64 KB each are what would make it larger, and nothing real has them.
+   */
+  centralDirectory: 32 * 1024 * 1024,
+  /**
+   * Uncompressed bytes the JAR (v1) check may digest across all entries, as the entries declare them (inflation stops
+   * at the declared size). A 500 MB APK of compressible content holds a few GB; a bomb declaring more stops here
+   * before any of it is inflated.
+   */
+  signedContentBytes: 8 * 1024 * 1024 * 1024,
   /** ID-value pairs of the APK Signing Block looked at: a real block has a handful (v2, v3, v3.1, padding, stamp). */
   signingBlockPairs: 64,
   /** Packages indexed in one resources.arsc: an app has one (0x7f), plus one per shared library built into it. */
@@ -74,6 +85,43 @@ export const LIMITS = {
    * plist read.
    */
   plistDecodedBytes: 8 * 1024 * 1024,
+
+  /**
+   * Load commands walked in one Mach-O slice: a real iOS executable has 30 to 80 (one per linked dylib plus
+   * segments); each is 8 bytes read, and the count bounds the walk of a header that claims millions.
+   */
+  machoLoadCommands: 4096,
+  /** Bytes of load commands (sizeofcmds) read per slice: Xcode's header pad keeps them under 64 KiB. */
+  machoLoadCommandBytes: 1024 * 1024,
+  /** Architectures in a fat Mach-O: App Store binaries have one or two (arm64, arm64e), old ones three. */
+  machoFatArchs: 16,
+  /**
+   * Bytes of one embedded code signature (LC_CODE_SIGNATURE) read whole: its CodeDirectories hold 20 + 32 bytes per
+   * 4 KiB page, so a 500 MB executable needs about 6.5 MB, plus the CMS blob and entitlements (kilobytes).
+   */
+  codeSignatureBytes: 16 * 1024 * 1024,
+  /** Blobs in one signature SuperBlob: codesign writes at most seven (CodeDirectories, requirements, entitlements, CMS). */
+  codeSignatureBlobs: 64,
+  /**
+   * Files of a bundle compared with its seal (CodeResources files2 entries, and files in the .app): bounded by
+   * zipEntries too; this caps the entries of a crafted CodeResources that lists more files than any archive holds.
+   */
+  sealedFiles: 65_535,
+  /** Rules of CodeResources rules2: Apple writes about ten; each costs a pass over every path. */
+  sealRules: 64,
+  /** Characters of one rules2 regular expression: Apple's longest is about 100. */
+  sealRulePattern: 1024,
+  /**
+   * Work of matching every path against every rule, counted as matcher-state steps on paths not seen before
+   * (a linear-time matcher, so a hostile pattern cannot backtrack; this bounds the product of paths, rules and
+   * pattern size). Apple's rules over 60,000 paths take under 20 million.
+   */
+  sealRuleSteps: 200_000_000,
+  /**
+   * Bytes hashed per bundle file (every file is hashed while it streams, never held): the largest files in real
+   * apps (ML models, video, game assets) are a few hundred MB, under yauzl's 4 GiB non-Zip64 entry size anyway.
+   */
+  sealFileBytes: 4 * 1024 * 1024 * 1024,
 
   /** Characters of a finding's detail: a finding quotes package text, and 1 KB is enough to act on. */
   findingDetail: 1024,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import yauzl from 'yauzl';
 import { LimitExceededError, UnreadablePackageError } from './errors';
 import { LIMITS, type LimitName } from './limits';
@@ -19,6 +20,9 @@ export type EntryRecord = Readonly<{
   compressedSize: number;
   uncompressedSize: number;
   relativeOffsetOfLocalHeader: number;
+  /** Made-by host (high byte) and version: the external attributes carry a Unix mode when the host is 3 (Unix). */
+  versionMadeBy: number;
+  externalFileAttributes: number;
 }>;
 
 /**
@@ -101,6 +105,66 @@ export class PackageZip {
     });
   }
 
+  /**
+   * Streams one entry through `onChunk` (chunks in order, with the offset of their first byte) without holding it:
+   * memory stays at one inflated chunk whatever the entry's size. `onChunk` returns false to stop early. Rejects
+   * with LimitExceededError(kind) when the entry declares or inflates past maxBytes.
+   */
+  async stream(name: string, kind: LimitName, maxBytes: number, onChunk: (chunk: Buffer, offset: number) => boolean | void): Promise<void> {
+    const entry = this.kept.get(name);
+    if (!entry) throw new UnreadablePackageError('missing-manifest', `entry ${name} not found`);
+    if (entry.uncompressedSize > maxBytes) {
+      throw new LimitExceededError(kind, `entry ${name} declares ${entry.uncompressedSize} bytes, over the ${maxBytes}-byte limit`);
+    }
+    const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => {
+      this.zip.openReadStream(asYauzlEntry(entry), (err, s) => (err || !s ? reject(asIo(name, err)) : resolve(s)));
+    });
+    const destroy = () => (stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
+    await new Promise<void>((resolve, reject) => {
+      let total = 0;
+      let done = false;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        if (err) reject(err);
+        else resolve();
+      };
+      stream.on('data', (chunk: Buffer) => {
+        if (done) return;
+        const offset = total;
+        total += chunk.length;
+        if (total > maxBytes) {
+          destroy();
+          finish(new LimitExceededError(kind, `entry ${name} inflates past the ${maxBytes}-byte limit`));
+          return;
+        }
+        let more: boolean | void;
+        try {
+          more = onChunk(chunk, offset);
+        } catch (err) {
+          destroy();
+          finish(err as Error);
+          return;
+        }
+        if (more === false) {
+          destroy();
+          finish();
+        }
+      });
+      stream.on('error', (err: Error) => finish(asIo(name, err)));
+      stream.on('end', () => finish());
+    });
+  }
+
+  /** Digest of one entry's inflated bytes, computed as it streams (see stream). */
+  async hash(name: string, algorithm: string, kind: LimitName, maxBytes: number): Promise<Buffer> {
+    const digest = createHash(algorithm);
+    await this.stream(name, kind, maxBytes, (chunk) => {
+      digest.update(chunk);
+    });
+    return digest.digest();
+  }
+
   close(): void {
     this.zip.close();
   }
@@ -134,6 +198,8 @@ function recordOf(entry: yauzl.Entry): EntryRecord {
     compressedSize: entry.compressedSize,
     uncompressedSize: entry.uncompressedSize,
     relativeOffsetOfLocalHeader: entry.relativeOffsetOfLocalHeader,
+    versionMadeBy: entry.versionMadeBy,
+    externalFileAttributes: entry.externalFileAttributes,
   };
 }
 

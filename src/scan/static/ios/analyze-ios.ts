@@ -6,26 +6,16 @@ import { atsFindings } from './ats-rules';
 import { bundleFindings } from './bundle-rules';
 import { provisionFindings, readProvisioningProfile } from './provision-rules';
 import { parsePlistDict, stringAt } from './read-plist';
+import { checkIosSeal } from './seal';
 
 const INFO_PLIST = /^Payload\/[^/]+\.app\/Info\.plist$/;
 const PROFILE = /^Payload\/[^/]+\.app\/embedded\.mobileprovision$/;
-/** The seal of a code-signed bundle (codesign writes it); only its presence is checked. */
-const CODE_RESOURCES = /^Payload\/[^/]+\.app\/_CodeSignature\/CodeResources$/;
+/** Everything inside an app bundle: the seal covers every file of the main app (and names its nested bundles). */
+const IN_APP = /^Payload\/[^/]+\.app\//;
 
-/** Entries the iOS analysis may read (the main app's Info.plist and provisioning profile) or look for. */
+/** Entries the iOS analysis may read: every file of the app, since the seal is compared with all of them. */
 export function isIosEntry(name: string): boolean {
-  return INFO_PLIST.test(name) || PROFILE.test(name) || CODE_RESOURCES.test(name);
-}
-
-/** An app bundle that codesign never sealed: no device installs it, and nothing says who built it. */
-function unsignedFinding(appDir: string): Finding {
-  return {
-    id: 'ios.unsigned',
-    severity: 'high',
-    title: 'App is not code-signed',
-    detail: `${appDir}_CodeSignature/CodeResources is missing: the bundle was never sealed by codesign, so iOS refuses to install it and its origin cannot be verified (a simulator build, or an archive assembled by hand).`,
-    fix: 'Export the archive signed for distribution: Xcode Product › Archive › Distribute App, or `xcodebuild -exportArchive` with an export options plist naming your team and method.',
-  };
+  return IN_APP.test(name);
 }
 
 export function hasIosInfoPlist(zip: PackageZip): boolean {
@@ -36,10 +26,16 @@ export function hasIosInfoPlist(zip: PackageZip): boolean {
 export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<{ findings: Finding[]; target: { name: string; version: string | null }; signing: IosSigning | null }> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
-  const info = parsePlistDict(await zip.read(infoName, 'plist'), infoName);
+  const infoBytes = await zip.read(infoName, 'plist');
+  const info = parsePlistDict(infoBytes, infoName);
   const findings = [...atsFindings(info), ...bundleFindings(info)];
   const appDir = infoName.slice(0, -'Info.plist'.length);
-  if (!zip.has(`${appDir}_CodeSignature/CodeResources`)) findings.push(unsignedFinding(appDir));
+  const appName = path.basename(appDir.replace(/\/$/, ''), '.app');
+  const declared = stringAt(info, 'CFBundleExecutable');
+  // A name with a slash would leave the bundle; codesign takes the executable from the bundle's top level.
+  const executable = declared && !declared.includes('/') ? declared : appName;
+  const seal = await checkIosSeal(zip, appDir, executable, infoBytes);
+  findings.push(...seal.findings);
   const profileName = `${appDir}embedded.mobileprovision`;
   if (zip.has(profileName)) {
     try {
@@ -55,13 +51,12 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
       });
     }
   }
-  const appName = path.basename(appDir.replace(/\/$/, ''), '.app');
   return {
     findings,
     target: {
       name: stringAt(info, 'CFBundleIdentifier') ?? stringAt(info, 'CFBundleName') ?? appName,
       version: stringAt(info, 'CFBundleShortVersionString') ?? stringAt(info, 'CFBundleVersion') ?? null,
     },
-    signing: null,
+    signing: seal.signing,
   };
 }

@@ -1,0 +1,77 @@
+import type { Finding, IosSigning } from '../../types';
+import type { PackageZip } from '../zip-reader';
+import { certificateTeamId, checkCms, describeCertificate } from './cms-signer';
+import { checkExecutable, type ExecutableSignature } from './code-seal';
+import { checkResourceSeal } from './resource-seal';
+import { addProblem, newReport, type SealReport } from './seal-report';
+
+/** CPU type of arm64 (CPU_TYPE_ARM | CPU_ARCH_ABI64): its slice names the signer of a fat executable. */
+const CPU_ARM64 = 0x0100000c;
+/** Problems quoted in the finding; the rest are counted. */
+const QUOTED = 5;
+const QUOTED_CHARS = 160;
+
+/**
+ * The seal of an app bundle, checked as codesign --verify checks it: the resources against CodeResources, the main
+ * executable's code signature against its code, Info.plist and CodeResources, and the CMS signature over its
+ * CodeDirectory. Returns the findings (`ios.unsigned` when there is no signature at all, else one critical
+ * `ios.seal-broken` listing the first problems) and the signing identity (null only for an unsigned bundle).
+ */
+export async function checkIosSeal(
+  zip: PackageZip, appDir: string, executable: string, infoPlist: Buffer,
+): Promise<{ findings: Finding[]; signing: IosSigning | null }> {
+  const crName = `${appDir}_CodeSignature/CodeResources`;
+  const codeResources = zip.has(crName) ? await zip.read(crName, 'plist') : null;
+  const exeName = appDir + executable;
+  const report = newReport();
+  let exe: ExecutableSignature | 'unsigned' | null = 'unsigned';
+  if (zip.has(exeName)) exe = await checkExecutable(zip, exeName, { infoPlist, codeResources }, report);
+  if (!codeResources && exe === 'unsigned') return { findings: [unsignedFinding(appDir)], signing: null };
+  if (!zip.has(exeName)) addProblem(report, `${exeName}: main executable (CFBundleExecutable) is missing`);
+  if (codeResources) await checkResourceSeal(zip, appDir, executable, codeResources, report);
+  else addProblem(report, `${crName}: missing, so the bundle's resources are not sealed`);
+  const signing = signerOf(exe, exeName, report);
+  signing.verified = signing.verified && report.total === 0;
+  return { findings: report.total ? [sealBrokenFinding(report)] : [], signing };
+}
+
+/** Who signed: the CMS of the arm64 slice (else the first), its signer first; the team from the certificate's OU. */
+function signerOf(exe: ExecutableSignature | 'unsigned' | null, exeName: string, report: SealReport): IosSigning {
+  if (!exe || exe === 'unsigned') return { verified: false, teamId: null, signers: [] };
+  // Ad hoc signatures (no CMS) carry hashes only: nobody signed them, so they are not verified, though not broken.
+  const checks = exe.slices.map((slice) => (slice.signature.cms ? checkCms(slice.signature.cms, slice.signature, slice.cd) : null));
+  for (const check of checks) if (check?.problem) addProblem(report, `${exeName}: ${check.problem}`);
+  const verified = checks.every((c) => c?.verified === true);
+  const mainIndex = Math.max(0, exe.slices.findIndex((s) => s.cputype === CPU_ARM64));
+  const main = exe.slices[mainIndex];
+  const certificates = checks[mainIndex]?.certificates ?? [];
+  const signers = certificates.map(describeCertificate).filter((c): c is NonNullable<typeof c> => c !== null);
+  const certTeam = certificates.length ? certificateTeamId(certificates[0]) : null;
+  if (certTeam && main.cd.teamId && certTeam !== main.cd.teamId) {
+    addProblem(report, `${exeName}: the CodeDirectory names team ${main.cd.teamId}, its certificate team ${certTeam}`);
+  }
+  return { verified, teamId: certTeam ?? main.cd.teamId, signers };
+}
+
+function sealBrokenFinding(report: SealReport): Finding {
+  const quoted = report.problems.slice(0, QUOTED).map((p) => (p.length > QUOTED_CHARS ? `${p.slice(0, QUOTED_CHARS - 1)}…` : p));
+  const more = report.total - quoted.length;
+  return {
+    id: 'ios.seal-broken',
+    severity: 'critical',
+    title: 'Code signature seal is broken',
+    detail: `The bundle no longer matches its code signature: ${quoted.join('; ')}${more > 0 ? `; and ${more} more` : ''}. iOS refuses to install or launch such an app; a package changed after signing is what a repackaged or tampered build looks like.`,
+    fix: 'Upload the IPA exactly as Xcode exported it (Product › Archive › Distribute App, or xcodebuild -exportArchive): change nothing inside the signed .app, and re-sign with codesign after any change.',
+  };
+}
+
+/** An app bundle that codesign never sealed: no device installs it, and nothing says who built it. */
+function unsignedFinding(appDir: string): Finding {
+  return {
+    id: 'ios.unsigned',
+    severity: 'high',
+    title: 'App is not code-signed',
+    detail: `${appDir}_CodeSignature/CodeResources is missing and the main executable has no code signature: the bundle was never sealed by codesign, so iOS refuses to install it and its origin cannot be verified (a simulator build, or an archive assembled by hand).`,
+    fix: 'Export the archive signed for distribution: Xcode Product › Archive › Distribute App, or `xcodebuild -exportArchive` with an export options plist naming your team and method.',
+  };
+}
