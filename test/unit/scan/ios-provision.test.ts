@@ -1,7 +1,8 @@
 // Protects: embedded.mobileprovision (CMS-signed by openssl) rules: development profile, get-task-allow,
 // sandbox push, enterprise profile, expiry by the injected clock, and an unreadable profile; a bundle without the
-// seal codesign writes (_CodeSignature/CodeResources) is unsigned.
-import { buildIpa, buildZip, cleanupFixtures, xmlPlist } from '../../fixtures/build-packages';
+// seal codesign writes (_CodeSignature/CodeResources, a signed executable) is unsigned. Packages are signed by
+// rcodesign (see ios-seal.test.ts for the seal itself).
+import { buildIpa, cleanupFixtures } from '../../fixtures/build-packages';
 import { ids, only, scan } from './helpers';
 
 jest.setTimeout(120_000);
@@ -38,11 +39,8 @@ describe('provisioning profile', () => {
   });
 
   it('reports a profile without a plist instead of failing the scan', async () => {
-    const zip = await buildZip({
-      'Payload/Example.app/Info.plist': xmlPlist(INFO),
-      'Payload/Example.app/embedded.mobileprovision': Buffer.from([0x30, 0x82, 0x01, 0x00, 0x06, 0x09]),
-      'Payload/Example.app/_CodeSignature/CodeResources': xmlPlist({ files: {}, files2: {} }),
-    }, 'app.ipa');
+    // Sealed by the signature like any file of the bundle, so only the profile is wrong.
+    const zip = await buildIpa({ infoPlist: INFO, binary: false, resources: { 'embedded.mobileprovision': Buffer.from([0x30, 0x82, 0x01, 0x00, 0x06, 0x09]) } });
     const r = await scan(zip, 'ios');
     expect(ids(r)).toEqual(['ios.profile-unreadable']);
     expect(r.target.name).toBe('com.example.app');
