@@ -73,6 +73,7 @@ export async function recordSigner(ctx: RequestContext, appId: string, input: Re
   await recordAudit(ctx.deps, {
     appId,
     action: 'signer.recorded',
+    subject: `${platform}:${input.package}`, // the trail shows which package was re-keyed; details hold both signers
     reason: input.reason,
     details: {
       platform,
