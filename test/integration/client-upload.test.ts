@@ -1,8 +1,8 @@
 // shieldgate-ci run as a GitHub Actions step would run it, against the real service: keyless upload (the job's OIDC
 // token from GitHub's token endpoint, exchanged), the static scan awaited, the gate both ways, SARIF valid against the
 // SARIF 2.1.0 schema (from the registry package @microsoft/jest-sarif), outputs and job summary written, a refused
-// exchange explained with the job's claims (exit 3), an expired URL and a cut connection survived, API-key mode, and
-// a retried step registering one build.
+// exchange explained with the job's claims (exit 3), the package's signer named in the log, summary and SARIF, an
+// expired URL and a cut connection survived, API-key mode, and a retried step registering one build.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { apiKeyCredential } from '../../client/src/credentials';
 import { PassThrough } from 'node:stream';
 import { githubOidcCredential } from '../../client/src/credentials';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
+import { printedSigners } from '../fixtures/signer-packages';
 
 const BIN = path.join(__dirname, '..', '..', 'client', 'bin', 'shieldgate-ci.js');
 const ACTION = path.join(__dirname, '..', '..', 'action', 'dist', 'index.js');
@@ -155,6 +156,11 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(r.outputs.score).toBe(String(scan.score));
     expect(r.summary).toContain(`grade ${scan.grade}`);
     expect(r.summary).toContain(r.outputs['build-id']);
+    // The signer, as apksigner prints it, named in the log and the summary.
+    const [signer] = await printedSigners(apk);
+    expect(scan.signing.signers[0].sha256).toBe(signer);
+    expect(r.summary).toContain(`Signed by \`${signer.slice(0, 16)}…\``);
+    expect(r.stdout).toContain(`Signed by ${signer.slice(0, 16)}…`);
     for (const f of scan.findings) expect(r.stdout).toContain(f.id); // the findings table
     const serious = scan.findings.filter((f: { severity: string }) => f.severity === 'high' || f.severity === 'critical');
     expect(serious.length).toBeGreaterThan(0); // a debuggable APK
@@ -185,6 +191,7 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(run.tool.driver.rules[0].help.text).toBeTruthy();
     expect(run.results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('app/src/main/AndroidManifest.xml');
     expect(run.results[0].partialFingerprints['shieldgateFinding/v2']).toMatch(/^[0-9a-f]{64}$/);
+    expect(run.properties.signer).toEqual({ verified: true, sha256: signer, subject: scan.signing.signers[0].subject, schemes: scan.signing.schemes });
   });
 
   it('fails the gate with exit 2 when the grade is under --fail-under, and writes SARIF with the same fingerprints', async () => {

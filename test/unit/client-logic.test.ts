@@ -1,6 +1,6 @@
 // shieldgate-ci's pure rules: claims decoded locally and the trust rule suggested from them, the gate (grades and
 // packages that could not be analysed), the Idempotency-Key of a run, SARIF rules and stable fingerprints, CI progress
-// lines every 10 %, and GitHub output files in the delimiter form.
+// lines every 10 %, GitHub output files in the delimiter form, and the signer named in SARIF and the job summary.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { createProgress } from '../../client/src/progress';
 import { setOutputs } from '../../client/src/github';
 import type { Scan } from '../../client/src/api';
 import { jsonLine, printable } from '../../client/src/log-text';
-import { findingsTable, summaryMarkdown } from '../../client/src/report';
+import { findingsTable, signerLine, summaryMarkdown } from '../../client/src/report';
 
 const jws = (payload: unknown) => `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
 
@@ -81,6 +81,34 @@ describe('SARIF', () => {
   it('gives each instance of a rule its own fingerprint, so dismissing one alert never hides another', () => {
     const insecure = (domain: string) => ({ ...finding('ios.ats-insecure-http-domain'), title: `Plain HTTP allowed for ${domain}` });
     expect(fingerprint(scan([]), insecure('legacy.example.com'))).not.toBe(fingerprint(scan([]), insecure('exfil.example.net')));
+  });
+});
+
+describe('the signer of the package', () => {
+  const sha = '3b1ed3e0b7ac5a52c0d0b5d0ef8d2bb4d1b9b2b3a0f4e5c6d7e8f9a0b1c2d3e4';
+  const android = (verified: boolean, subject = 'CN=Example Release,O=Example Corp'): Scan => ({
+    ...scan([]),
+    signing: { verified, schemes: verified ? ['v2', 'v3'] : [], signers: [{ sha256: sha, subject, notAfter: '2050-01-01T00:00:00Z', keyAlgorithm: 'RSA', keyBits: 3072 }], lineage: [] },
+  });
+  const ios: Scan = { ...scan([]), target: { platform: 'ios', name: 'x', version: '1' }, signing: { verified: true, teamId: 'ABCDE12345', signers: [{ sha256: sha, subject: 'OU=ABCDE12345', notAfter: '2050-01-01T00:00:00Z' }] } };
+  const opts = { manifestPath: 'm.xml', toolVersion: '1.0.0', informationUri: 'https://x' };
+
+  it('is a property of the SARIF run: digest, subject, schemes or team, verified', () => {
+    expect((toSarif(android(true), opts) as any).runs[0].properties.signer).toEqual({ verified: true, sha256: sha, subject: 'CN=Example Release,O=Example Corp', schemes: ['v2', 'v3'] });
+    expect((toSarif(ios, opts) as any).runs[0].properties.signer).toEqual({ verified: true, sha256: sha, subject: 'OU=ABCDE12345', teamId: 'ABCDE12345' });
+    expect((toSarif(scan([]), opts) as any).runs[0].properties.signer).toBeNull();
+  });
+
+  it('is one line of the job summary, its subject escaped; nothing when the scan names no signer (a preview, an older server)', () => {
+    const summary = summaryMarkdown(android(true), 'bld_1', { passed: true });
+    expect(summary).toContain(`Signed by \`${sha.slice(0, 16)}…\` (CN=Example Release,O=Example Corp), schemes v2, v3: signature verified.`);
+    const hostile = summaryMarkdown(android(false, 'CN=[x](https://evil.example)\n# big'), 'bld_1', { passed: true });
+    expect(hostile).toContain('(CN=\\[x\\]\\(https://evil.example\\) \\# big), no scheme verified: signature NOT verified.');
+    expect(summaryMarkdown(ios, 'bld_1', { passed: true })).toContain('team ABCDE12345: signature verified.');
+    expect(summaryMarkdown(scan([]), 'bld_1', { passed: true })).not.toContain('Signed by');
+    const older = { ...scan([]) } as Partial<Scan>;
+    delete older.signing;
+    expect(signerLine(older as Scan)).toBeNull();
   });
 });
 
