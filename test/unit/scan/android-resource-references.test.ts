@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { LimitExceededError, UnreadablePackageError } from '../../../src/scan/static/errors';
 import { LIMITS } from '../../../src/scan/static/limits';
+import { ProtoResourceTable } from '../../../src/scan/static/android/proto-resource-table';
 import { MAX_REFERENCE_HOPS, ResourceTable } from '../../../src/scan/static/android/resource-table';
-import { AAPT_TYPE, aaptAttribute, aaptBool, aaptInt, buildResourceApk, cleanupResourceFixtures, type ResFiles } from '../../fixtures/resource-packages';
+import { AAPT_TYPE, aaptAttribute, aaptBool, aaptInt, buildResourceAab, buildResourceApk, cleanupResourceFixtures, type ResFiles } from '../../fixtures/resource-packages';
 import { stringPoolChunk, utf16Strings } from './craft';
 import { ids, only, scan } from './helpers';
 
@@ -139,6 +140,33 @@ describe('manifest attributes given as resource references (APK)', () => {
   });
 });
 
+describe('manifest attributes given as resource references (App Bundle, resources.pb)', () => {
+  // aapt2 refuses references in uses-sdk when it converts to protobuf, so bundles are tested on the other attributes.
+  it('resolves @bool, @string and @xml through the base module\'s resources.pb as aapt reads the APK it came from', async () => {
+    const { aab, apk } = await buildResourceAab(manifest({
+      versionName: '@string/version',
+      app: { debuggable: '@bool/outer', allowBackup: '@bool/backup', usesCleartextTraffic: '@bool/clear', networkSecurityConfig: '@xml/net_rules' },
+      body: '<service android:name=".Sync" android:exported="@bool/shared"/>',
+    }), {
+      ...values('<bool name="outer">@bool/inner</bool><bool name="inner">true</bool><bool name="backup">false</bool>' +
+        '<bool name="clear">true</bool><bool name="shared">true</bool><string name="version">7.0-beta</string>'),
+      'values-v21/values.xml': '<resources><bool name="inner">false</bool><bool name="shared">false</bool></resources>',
+      'xml/net_rules.xml': '<network-security-config><base-config cleartextTrafficPermitted="true"/></network-security-config>',
+    });
+    const r = await scan(aab);
+    const found = ids(r);
+    expect(found.includes('android.debuggable')).toBe(aaptBool(await aaptAttribute(apk, 'application', 'debuggable')));
+    expect(found.includes('android.allow-backup')).toBe(aaptBool(await aaptAttribute(apk, 'application', 'allowBackup')));
+    expect(found.includes('android.exported-service')).toBe(aaptBool(await aaptAttribute(apk, 'service', 'exported')));
+    // With a network security config and minSdk 26 the config decides cleartext; the manifest flag is moot.
+    expect(found).not.toContain('android.cleartext-traffic');
+    const file = await aaptAttribute(apk, 'application', 'networkSecurityConfig');
+    expect(only(r, 'android.nsc-cleartext').detail).toContain(`base/${file?.string}:`);
+    expect(r.target.version).toBe((await aaptAttribute(apk, 'manifest', 'versionName'))?.string);
+    expect(found).toEqual(expect.arrayContaining(['android.debuggable', 'android.exported-service']));
+  });
+});
+
 // A resources.arsc built byte by byte after ResourceTypes.h: one package 0x7f with one type ("bool", id 1) whose
 // entries hold the given Res_values, in a default-configuration type chunk (or `chunks` copies of it).
 const u16 = (n: number) => { const b = Buffer.alloc(2); b.writeUInt16LE(n); return b; };
@@ -229,5 +257,50 @@ describe('hostile resource tables', () => {
     const chunks = LIMITS.resourceTypeChunks - 1;
     const wide = new ResourceTable(table([packageChunk(Array.from({ length: chunks }, () => empty))]));
     expect(() => { for (let e = 0; e <= LIMITS.resourceEntriesRead / chunks; e++) wide.resolve(id(e)); }).toThrow(expect.objectContaining({ limit: 'resourceEntriesRead' }));
+  });
+});
+
+// A resources.pb built field by field after aapt2's Resources.proto: package 0x7f, type 1 "bool", entries by id.
+const varint = (n: number): Buffer => { const out: number[] = []; for (; n > 0x7f; n = Math.floor(n / 128)) out.push((n & 0x7f) | 0x80); out.push(n); return Buffer.from(out); };
+const field = (n: number, body: Buffer | number): Buffer => (typeof body === 'number'
+  ? Buffer.concat([varint(n * 8), varint(body)])
+  : Buffer.concat([varint(n * 8 + 2), varint(body.length), body]));
+const pbEntry = (entry: number, item: Buffer) => field(3, Buffer.concat([field(1, field(1, entry)), field(2, Buffer.from('e')), field(6, field(2, field(4, item)))]));
+const pbRef = (target: number) => field(1, field(2, target));
+const pbTable = (entries: Buffer[]) => field(2, Buffer.concat([field(1, field(1, 0x7f)), field(3, Buffer.concat([field(1, field(1, 1)), field(2, Buffer.from('bool')), ...entries]))]));
+
+describe('hostile resources.pb', () => {
+  it('reads a crafted table, and a reference to itself or a loop ends unresolved', () => {
+    const t = new ProtoResourceTable(pbTable([pbEntry(0, field(7, field(8, 1))), pbEntry(1, pbRef(id(1))), pbEntry(2, pbRef(id(3))), pbEntry(3, pbRef(id(2)))]));
+    expect(t.resolve(id(0))).toEqual({ name: 'bool/e', value: { type: 'bool', value: true } });
+    expect(t.resolve(id(1)).value).toBeNull();
+    expect(t.resolve(id(2)).value).toBeNull();
+  });
+
+  it('follows as many references as the platform does and no more', () => {
+    const pbChain = (hops: number) => pbTable([...Array.from({ length: hops }, (_, i) => pbEntry(i, pbRef(id(i + 1)))), pbEntry(hops, field(7, field(8, 1)))]);
+    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS)).resolve(id(0)).value).toEqual({ type: 'bool', value: true });
+    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS + 1)).resolve(id(0)).value).toBeNull();
+  });
+
+  it('every truncation and 3,000 seeded byte mutations end in a value or a refusal', () => {
+    const good = pbTable([pbEntry(0, pbRef(id(1))), pbEntry(1, field(7, field(6, 19))), pbEntry(2, field(2, field(1, Buffer.from('x'))))]);
+    for (let n = 0; n < good.length; n++) {
+      const cut = Buffer.from(good.subarray(0, n));
+      expect(settle(() => new ProtoResourceTable(cut).resolve(id(0)))).toBeDefined();
+    }
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 8;
+    for (let i = 0; i < 3_000; i++) {
+      const bad = Buffer.from(good);
+      for (let k = 0; k < 1 + (i % 4); k++) bad[next() % bad.length] = next() & 0xff;
+      expect(settle(() => { const t = new ProtoResourceTable(bad); for (let e = 0; e < 4; e++) t.resolve(id(e)); })).toBeDefined();
+    }
+  });
+
+  it('stops at the entries-read cap however the entries are laid out', () => {
+    const filler = field(3, field(1, field(1, 0xfffe)));
+    const wide = new ProtoResourceTable(pbTable(Array.from({ length: LIMITS.resourceEntriesRead / 2 + 1 }, () => filler)));
+    expect(() => wide.resolve(id(1))).toThrow(expect.objectContaining({ limit: 'resourceEntriesRead' }));
   });
 });

@@ -10,17 +10,19 @@ import { componentFindings } from './component-rules';
 import { buildManifestModel, hasRuleReferences, type ManifestModel } from './manifest-model';
 import { networkConfigFindings } from './network-config-rules';
 import { parseProtoXml } from './proto-xml';
+import { ProtoResourceTable } from './proto-resource-table';
 import { ResourceTable, type ResourceResolver } from './resource-table';
 import { androidSignature, isSignatureEntry } from './android-signature';
 
 export const APK_MANIFEST = 'AndroidManifest.xml';
 export const AAB_MANIFEST = 'base/manifest/AndroidManifest.xml';
 const APK_RESOURCES = 'resources.arsc';
+const AAB_RESOURCES = 'base/resources.pb';
 const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
 
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
-  return name === APK_MANIFEST || name === AAB_MANIFEST || name === APK_RESOURCES ||
+  return name === APK_MANIFEST || name === AAB_MANIFEST || name === APK_RESOURCES || name === AAB_RESOURCES ||
     (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name);
 }
 
@@ -76,7 +78,7 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
   const parse = (bytes: Buffer) => (bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes));
   const source = candidates.find((c) => zip.has(c));
   if (source) return { root: parse(await zip.read(source, 'resourceXml')), source };
-  // Unresolved reference (bundle with a custom file name): the config is the xml resource whose root is <network-security-config>.
+  // Unresolved reference (no resource table, or no such entry in it): the config is the xml resource whose root is <network-security-config>.
   const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, LIMITS.networkConfigCandidates);
   for (const name of xmlResources) {
     const root = parse(await zip.read(name, 'resourceXml'));
@@ -86,11 +88,14 @@ async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: bool
 }
 
 /**
- * The package's resource table, read only when the manifest has a resource reference a rule needs (most manifests
- * have none). A malformed table makes the package unreadable, as it does for the platform's package parser; a
- * package without one keeps its references unresolved.
+ * The package's resource table (resources.arsc in an APK, the base module's resources.pb in a bundle), read only
+ * when the manifest has a resource reference a rule needs (most manifests have none). A malformed table makes the
+ * package unreadable, as it does for the platform's package parser; a package without one keeps its references
+ * unresolved.
  */
 async function readResources(zip: PackageZip, manifest: XmlElement, bundle: boolean): Promise<ResourceResolver | null> {
-  if (bundle || !zip.has(APK_RESOURCES) || !hasRuleReferences(manifest)) return null;
-  return new ResourceTable(await zip.read(APK_RESOURCES, 'resourceTable'));
+  const name = bundle ? AAB_RESOURCES : APK_RESOURCES;
+  if (!zip.has(name) || !hasRuleReferences(manifest)) return null;
+  const bytes = await zip.read(name, 'resourceTable');
+  return bundle ? new ProtoResourceTable(bytes) : new ResourceTable(bytes);
 }

@@ -70,20 +70,12 @@ export class ResourceTable implements ResourceResolver {
   resolve(id: number): ResolvedResource {
     const cached = this.cache.get(id);
     if (cached) return cached;
-    const first = this.lookup(id);
-    const result: ResolvedResource = { name: first?.name ?? null, value: null };
-    let raw = first?.raw ?? null;
-    const seen = new Set<number>([id]);
-    for (let hop = 1; raw && isReference(raw.dataType) && hop <= MAX_REFERENCE_HOPS; hop++) {
-      // A reference back to an id already on the chain loops for ever on a device; it ends here at once.
-      if (raw.data === 0 || seen.has(raw.data)) {
-        raw = null;
-        break;
-      }
-      seen.add(raw.data);
-      raw = this.lookup(raw.data)?.raw ?? null;
-    }
-    result.value = raw && !isReference(raw.dataType) ? this.toValue(raw) : null;
+    const result = followReferences(id, (ref) => {
+      const found = this.lookup(ref);
+      if (!found) return null;
+      const { raw, name } = found;
+      return { name, next: raw && isReference(raw.dataType) ? raw.data : null, value: raw ? this.toValue(raw) : null };
+    });
     this.cache.set(id, result);
     return result;
   }
@@ -213,6 +205,25 @@ export class ResourceTable implements ResourceResolver {
       default: return null;
     }
   }
+}
+
+/** One resource's value in the chosen configuration: a reference to `next`, or a final `value`. */
+export type ResourceStep = { name: string | null; next: number | null; value: XmlValue | null };
+
+/**
+ * Follows `id` through references to the value it ends at, at most MAX_REFERENCE_HOPS references, stopping at once
+ * on a reference to an id already on the chain (it would loop on a device). The name is the first resource's.
+ */
+export function followReferences(id: number, lookup: (id: number) => ResourceStep | null): ResolvedResource {
+  let step = lookup(id);
+  const name = step?.name ?? null;
+  const seen = new Set<number>([id]);
+  for (let hop = 1; step && step.next !== null && hop <= MAX_REFERENCE_HOPS; hop++) {
+    if (step.next === 0 || seen.has(step.next)) return { name, value: null };
+    seen.add(step.next);
+    step = lookup(step.next);
+  }
+  return { name, value: step && step.next === null ? step.value : null };
 }
 
 /**
