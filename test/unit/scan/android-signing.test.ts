@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import { pkcs7Certificates } from '../../../src/scan/static/signing/pkcs7';
 import { buildApk, cleanupFixtures, resignV1WithCmsStream } from '../../fixtures/build-packages';
+import { apksignerVerdict } from '../../support/apksigner-verdict';
 import { ids, manifest, only, scan } from './helpers';
 
 jest.setTimeout(180_000);
@@ -24,13 +25,17 @@ describe('APK signing', () => {
     expect(f.detail).toContain('v2+v3 signature');
   });
 
-  it('reads the certificate of a BER (indefinite-length) v1 block from openssl cms -sign -stream, with no false corrupt finding', async () => {
-    const apk = await buildApk({ manifest: manifest(), sign: 'debug', schemes: { v1: true, v2: false, v3: false } });
+  it('verifies a BER (indefinite-length) v1 block from openssl cms -sign -stream as apksigner does, with no false corrupt finding', async () => {
+    // targetSdk 29: a v1-only APK targeting 30+ fails apksigner's minimum-scheme rule, whatever its block.
+    const apk = await buildApk({ manifest: manifest({ targetSdk: 29 }), sign: 'debug', schemes: { v1: true, v2: false, v3: false } });
     const { block } = await resignV1WithCmsStream(apk, 'debug');
     expect(block[1]).toBe(0x80); // the ContentInfo itself has an indefinite length
     const certs = pkcs7Certificates(block);
     expect(certs.map((c) => new X509Certificate(c).subject.replace(/\n/g, ', '))).toEqual(['C=US, O=Android, CN=Android Debug']);
     const r = await scan(apk);
+    expect((await apksignerVerdict(apk)).verified).toBe(true);
+    expect(r.signing).toMatchObject({ verified: true, schemes: ['v1'] });
+    expect(ids(r)).not.toContain('android.signature-invalid');
     expect(ids(r)).not.toContain('android.signature-corrupt');
     expect(ids(r)).not.toContain('android.certificate-unreadable');
     expect(only(r, 'android.debug-certificate').detail).toContain('v1 signature');

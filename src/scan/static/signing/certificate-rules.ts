@@ -2,7 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import type { Finding, Severity } from '../../types';
 import { certificateSignatureOid } from './pkcs7';
 
-export type SignerCertificate = { scheme: 'v1' | 'v2' | 'v3' | 'jar'; der: Buffer };
+/** A signing certificate and the schemes it verified with, as findings name them ("v1+v2", "jar"). */
+export type SignerCertificate = { scheme: string; der: Buffer };
 
 // Certificate signature algorithms that no longer resist forgery (collisions for MD2/MD5, SHA-1 chosen-prefix).
 const WEAK_ALGORITHMS: ReadonlyMap<string, { name: string; severity: Severity }> = new Map([

@@ -1,0 +1,160 @@
+import { createHash, type Hash } from 'node:crypto';
+import { createInflateRaw, inflateRawSync } from 'node:zlib';
+import { LimitExceededError } from '../errors';
+import { LIMITS } from '../limits';
+import { MalformedApkError, readAt, type ApkSections } from './apk-sections';
+
+/** One central-directory record, as apksig's CentralDirectoryRecord reads it. */
+export type CdRecord = {
+  name: string;
+  method: number;
+  flags: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  localHeaderOffset: number;
+};
+
+const CD_SIGNATURE = 0x02014b50;
+const LOCAL_SIGNATURE = 0x04034b50;
+/** Compressed bytes inflated in one call; larger entries are inflated in slices (see entryDigest). */
+const WHOLE_ENTRY_MAX = 8 * 1024 * 1024;
+/** Bytes read from the file at a time while digesting. */
+export const READ_CHUNK = 4 * 1024 * 1024;
+
+/** Every record of the central directory, directories left out (as apksig's parseZipCentralDirectory does). */
+export async function readCentralDirectory(s: ApkSections): Promise<CdRecord[]> {
+  if (s.cdSize > LIMITS.centralDirectory) {
+    throw new LimitExceededError('centralDirectory', `the central directory is ${s.cdSize} bytes, over the ${LIMITS.centralDirectory}-byte limit`);
+  }
+  const cd = await readAt(s.fh, s.cdOffset, s.cdSize);
+  if (cd.length < s.cdSize) throw new MalformedApkError('the central directory runs past the end of the file');
+  const out: CdRecord[] = [];
+  let p = 0;
+  for (let i = 0; i < s.cdRecordCount; i++) {
+    if (p + 46 > cd.length || cd.readUInt32LE(p) !== CD_SIGNATURE) throw new MalformedApkError(`malformed central directory record #${i + 1}`);
+    const nameLength = cd.readUInt16LE(p + 28);
+    const end = p + 46 + nameLength + cd.readUInt16LE(p + 30) + cd.readUInt16LE(p + 32);
+    if (end > cd.length) throw new MalformedApkError(`central directory record #${i + 1} runs past the central directory`);
+    const name = cd.toString('utf8', p + 46, p + 46 + nameLength);
+    if (!name.endsWith('/')) {
+      out.push({
+        name,
+        flags: cd.readUInt16LE(p + 8),
+        method: cd.readUInt16LE(p + 10),
+        crc: cd.readUInt32LE(p + 16),
+        compressedSize: cd.readUInt32LE(p + 20),
+        uncompressedSize: cd.readUInt32LE(p + 24),
+        localHeaderOffset: cd.readUInt32LE(p + 42),
+      });
+    }
+    p = end;
+  }
+  return out;
+}
+
+/**
+ * Feeds an entry's uncompressed data to `hashes` (apksig's LocalFileRecord.outputUncompressedData): the local header
+ * must name the entry as the central directory does, its data must end before the central directory, and only the
+ * STORED and DEFLATED methods are read. Inflation stops at the declared size, so a bomb costs what it declares;
+ * LIMITS.signedContentBytes caps what all entries of a package may declare together (see JarBudget).
+ */
+export async function digestEntry(s: ApkSections, r: CdRecord, hashes: Sink[], budget: JarBudget): Promise<void> {
+  const header = await readAt(s.fh, r.localHeaderOffset, 30);
+  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw new MalformedApkError(`${r.name}: no local file header`);
+  const nameLength = header.readUInt16LE(26);
+  const dataStart = r.localHeaderOffset + 30 + nameLength + header.readUInt16LE(28);
+  const localName = (await readAt(s.fh, r.localHeaderOffset + 30, nameLength)).toString('utf8');
+  if (localName !== r.name) throw new MalformedApkError(`${r.name}: the local file header names another entry`);
+  const dataEnd = dataStart + r.compressedSize;
+  if (dataEnd > s.cdOffset) throw new MalformedApkError(`${r.name}: data extends beyond the start of the central directory`);
+  if (r.method !== 0 && r.method !== 8) throw new MalformedApkError(`${r.name}: unsupported compression method ${r.method}`);
+  budget.spend(r.method === 0 ? r.compressedSize : r.uncompressedSize, r.name);
+  if (r.method === 0) {
+    for (let at = dataStart; at < dataEnd; at += READ_CHUNK) {
+      const slice = await readAt(s.fh, at, Math.min(READ_CHUNK, dataEnd - at));
+      if (slice.length === 0) throw new MalformedApkError(`${r.name}: data truncated`);
+      for (const h of hashes) h.update(slice);
+    }
+    return;
+  }
+  if (r.compressedSize <= WHOLE_ENTRY_MAX) {
+    const data = inflate(await readAt(s.fh, dataStart, r.compressedSize), r);
+    for (const h of hashes) h.update(data);
+  } else {
+    await inflateStreamed(s, r, dataStart, dataEnd, hashes);
+  }
+}
+
+function inflate(compressed: Buffer, r: CdRecord): Buffer {
+  try {
+    // maxOutputLength: a bomb stops at what it declared (plus one byte, so a longer stream is told apart).
+    const out = inflateRawSync(compressed, { maxOutputLength: Math.max(1, r.uncompressedSize + 1) });
+    if (out.length !== r.uncompressedSize) throw new MalformedApkError(`${r.name}: inflated size ${out.length} differs from the declared ${r.uncompressedSize}`);
+    return out;
+  } catch (err) {
+    if (err instanceof MalformedApkError) throw err;
+    throw new MalformedApkError(`${r.name}: data does not inflate (${(err as Error).message})`);
+  }
+}
+
+/** Large deflated entries: inflated slice by slice through a stream, so memory stays at a slice. */
+async function inflateStreamed(s: ApkSections, r: CdRecord, dataStart: number, dataEnd: number, hashes: Sink[]): Promise<void> {
+  const inflater = createInflateRaw();
+  let produced = 0;
+  let failure: Error | null = null;
+  inflater.on('data', (chunk: Buffer) => {
+    produced += chunk.length;
+    if (produced > r.uncompressedSize) {
+      failure ??= new MalformedApkError(`${r.name}: inflates past its declared ${r.uncompressedSize} bytes`);
+      inflater.destroy();
+      return;
+    }
+    for (const h of hashes) h.update(chunk);
+  });
+  const ended = new Promise<void>((resolve) => {
+    inflater.on('end', resolve);
+    inflater.on('close', resolve);
+    inflater.on('error', (err) => {
+      failure ??= new MalformedApkError(`${r.name}: data does not inflate (${err.message})`);
+      resolve();
+    });
+  });
+  for (let at = dataStart; at < dataEnd && !failure; at += READ_CHUNK) {
+    const slice = await readAt(s.fh, at, Math.min(READ_CHUNK, dataEnd - at));
+    if (slice.length === 0) throw new MalformedApkError(`${r.name}: data truncated`);
+    // Wait for the inflater to take each slice, so at most one slice and its output are held at a time.
+    if (!inflater.write(slice)) await new Promise((resolve) => { inflater.once('drain', resolve); inflater.once('close', resolve); });
+  }
+  inflater.end();
+  await ended;
+  if (failure) throw failure;
+  if (produced !== r.uncompressedSize) throw new MalformedApkError(`${r.name}: inflated size ${produced} differs from the declared ${r.uncompressedSize}`);
+}
+
+/** What entry data is fed to: a hash, or a collector. */
+export type Sink = { update(data: Buffer): unknown };
+
+/** An entry's uncompressed data whole, refused past `max` declared bytes (the caps of limits.ts). */
+export async function readEntry(s: ApkSections, r: CdRecord, max: number, budget: JarBudget): Promise<Buffer> {
+  if (r.uncompressedSize > max) throw new LimitExceededError('manifest', `${r.name} declares ${r.uncompressedSize} bytes, over the ${max}-byte limit`);
+  const parts: Buffer[] = [];
+  await digestEntry(s, r, [{ update: (b: Buffer) => parts.push(b) }], budget);
+  return Buffer.concat(parts);
+}
+
+/** Total bytes the JAR check may hash across entries, so a package of many declared-huge entries stops early. */
+export class JarBudget {
+  private left = LIMITS.signedContentBytes;
+  spend(bytes: number, name: string): void {
+    this.left -= bytes;
+    if (this.left < 0) {
+      throw new LimitExceededError('signedContentBytes', `the signed entries declare over ${LIMITS.signedContentBytes} bytes to digest (reached at ${name})`);
+    }
+  }
+}
+
+/** A fresh digest per JCA name apksig uses. */
+export function jcaHash(name: string): Hash {
+  return createHash(name.replace('-', '').toLowerCase());
+}
