@@ -55,7 +55,7 @@ async function staticScanOf(file: string): Promise<any> {
   h.clock.advance(1_000); // each build after the previous one
   const build = await uploadPackage(h, key, file, 'android');
   expect(await h.jobs.runDue()).toBe(true);
-  const read = await (await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) })).json();
+  const read = await readJson(await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) }));
   const summary = read.scans.find((s: any) => s.engine === 'static');
   const { status, body } = await getScan(h, key, summary.id);
   expect(status).toBe(200);
