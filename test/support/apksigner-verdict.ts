@@ -44,12 +44,7 @@ export async function apksignerVerdict(file: string, opts: VerdictOptions = {}):
   if (opts.minSdk !== undefined) args.push('--min-sdk-version', String(opts.minSdk));
   if (opts.maxSdk !== undefined) args.push('--max-sdk-version', String(opts.maxSdk));
   args.push(file);
-  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    execFile('apksigner', args, { maxBuffer: 1 << 24, timeout: 120_000 }, (err, out, errOut) => {
-      if (err && typeof err.code !== 'number') reject(err); // could not run apksigner at all (or it timed out)
-      else resolve({ code: err ? Number(err.code) : 0, stdout: out, stderr: errOut });
-    });
-  });
+  const { code, stdout, stderr } = await runTool('apksigner', args);
   return parseApksignerOutput(code, stdout, stderr);
 }
 
@@ -107,4 +102,48 @@ function schemeOfError(error: string): ApkScheme | null {
 export function describeVerdict(v: ApksignerVerdict): string {
   if (v.verified) return `verifies (${v.schemes.join('+') || 'no scheme'}; signers ${v.signers.map((s) => s.sha256.slice(0, 12)).join(', ')})`;
   return `DOES NOT VERIFY: ${[...v.errors, ...(v.exception ? [v.exception] : [])].join(' | ') || `exit ${v.exitCode}`}`;
+}
+
+export type JarsignerVerdict = {
+  /** Exit status 0 and "jar verified." printed. */
+  verified: boolean;
+  /** "jar is unsigned." printed: no signature at all. */
+  unsigned: boolean;
+  exitCode: number;
+  /** jarsigner's error line ("jarsigner: java.lang.SecurityException: SHA-256 digest error for ..."), if any. */
+  error: string | null;
+  /** SHA-256 of each signer certificate, lowercase hex, as `keytool -printcert -jarfile` prints them (when verified). */
+  signers: string[];
+};
+
+/**
+ * The JDK's `jarsigner -verify` on a JAR-signed file (an App Bundle), with `keytool -printcert -jarfile` for the
+ * certificates. Without -strict: a self-signed certificate is a warning, as it is for Android.
+ */
+export async function jarsignerVerdict(file: string): Promise<JarsignerVerdict> {
+  const verify = await runTool('jarsigner', ['-verify', '-verbose', '-certs', file]);
+  const text = `${verify.stdout}\n${verify.stderr}`;
+  const verified = verify.code === 0 && /^jar verified\.$/m.test(text);
+  let signers: string[] = [];
+  if (verified) {
+    const printed = await runTool('keytool', ['-printcert', '-jarfile', file]);
+    signers = [...printed.stdout.matchAll(/^\s*SHA256: ([0-9A-F:]{95})$/gm)].map((m) => m[1].replace(/:/g, '').toLowerCase());
+  }
+  return {
+    verified,
+    unsigned: /^jar is unsigned\.$/m.test(text),
+    exitCode: verify.code,
+    error: /^jarsigner(?: error)?: (.*)$/m.exec(text)?.[1] ?? null,
+    signers,
+  };
+}
+
+/** Runs a tool to its end: a non-zero exit is a verdict, not an error; failing to start it at all is. */
+function runTool(tool: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(tool, args, { maxBuffer: 1 << 24, timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') reject(err);
+      else resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+    });
+  });
 }
