@@ -40,7 +40,7 @@ export async function androidSignature(_zip: unknown, filePath: string, m: Manif
 
 async function verification(filePath: string, m: ManifestModel, bundle: boolean): Promise<ApkVerification> {
   try {
-    return await verifyApk(filePath, { minSdk: m.minSdk, targetSdk: bundle ? undefined : m.targetSdk, bundle });
+    return await verifyApk(filePath, { minSdk: m.minSdk, targetSdk: bundle ? undefined : m.targetSdk, targetSandboxVersion: bundle ? undefined : m.targetSandboxVersion, bundle });
   } catch (err) {
     // A ZIP the reference verifier would not read ("Malformed APK") verifies nothing.
     if (!isMalformedApk(err)) throw err;

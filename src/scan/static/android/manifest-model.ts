@@ -31,6 +31,8 @@ export type ManifestModel = {
   minSdk: number;
   /** Declared targetSdkVersion, or minSdk when absent (the platform default). */
   targetSdk: number;
+  /** Declared android:targetSandboxVersion (1 when absent); 2 and above require an APK Signature Scheme v2+ signature. */
+  targetSandboxVersion: number;
   application: XmlElement | null;
   components: Component[];
   /** Custom permissions this package defines: name -> protectionLevel as written (e.g. "normal", "signature"). */
@@ -61,7 +63,8 @@ export function buildManifestModel(root: XmlElement, resolver: ResourceResolver 
     const name = asString(androidAttr(p, 'name'));
     if (name) definedPermissions.set(name, protectionLevel(androidAttr(p, 'protectionLevel')));
   }
-  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, targetSdk, application, components, definedPermissions };
+  const targetSandboxVersion = asInt(androidAttr(root, 'targetSandboxVersion')) ?? 1;
+  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, targetSdk, targetSandboxVersion, application, components, definedPermissions };
 }
 
 function toComponent(el: XmlElement, packageName: string): Component {

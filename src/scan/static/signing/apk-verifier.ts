@@ -70,13 +70,13 @@ async function verifySections(s: ApkSections, o: VerifyOptions): Promise<ApkVeri
     }
   }
   const foundSchemeIds = verified.map((v) => (v.scheme === 'v2' ? 2 : v.scheme === 'v3' ? 3 : 31));
+  const records = await readCentralDirectory(s);
+  const hasJarFiles = records.some((r) => /^META-INF\/[^/]+\.(SF|RSA|DSA|EC)$/.test(r.name));
+  if (hasJarFiles) present.unshift('v1');
   if (maxSdk >= SDK.O && (o.targetSandboxVersion ?? 1) > 1 && verified.length === 0) {
     fail('v2', null, `targetSandboxVersion ${o.targetSandboxVersion} requires APK Signature Scheme v2 or newer`);
     return done();
   }
-  const records = await readCentralDirectory(s);
-  const hasJarFiles = records.some((r) => /^META-INF\/[^/]+\.(SF|RSA|DSA|EC)$/.test(r.name));
-  if (hasJarFiles) present.unshift('v1');
   let v1Signers: Buffer[] = [];
   if (minSdk < SDK.N || verified.length === 0) {
     const jar = await verifyJar(s, records, {
