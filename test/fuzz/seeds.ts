@@ -93,7 +93,7 @@ async function buildCache(): Promise<void> {
     'binary-xml': [await entry(apk, 'AndroidManifest.xml'), await entry(apk, 'res/xml/network_security_config.xml')],
     'resources-arsc': [await entry(apk, 'resources.arsc')],
     'proto-xml': [await entry(aab, 'base/manifest/AndroidManifest.xml'), await entry(aab, 'base/res/xml/network_security_config.xml')],
-    'apk-signing-block': [await readFile(apk), await readFile(apkV3)],
+    'apk-signatures': [await readFile(apk), await readFile(apkV3)],
     pkcs7: [...(await signatures(apk)), ...(await signatures(aab)), profile],
     'xml-plist': [await entry(ipaXml, 'Payload/Example.app/Info.plist'), Buffer.from(xmlPlist({ Entitlements: { 'get-task-allow': true }, ProvisionedDevices: ['a', 'b'] }))],
     'binary-plist': [await entry(ipaBinary, 'Payload/Example.app/Info.plist')],

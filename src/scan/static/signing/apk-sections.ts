@@ -21,7 +21,9 @@ export type ApkSections = {
 export type SigningBlock = { offset: number; pairs: Map<number, Buffer> };
 
 /** The file is not a ZIP archive apksigner would read (it answers "Malformed APK" and verifies nothing). */
-export class MalformedApkError extends Error {}
+export class MalformedApkError extends Error {
+  override readonly name = 'MalformedApkError';
+}
 
 const EOCD_SIGNATURE = 0x06054b50;
 const EOCD_MIN = 22;
