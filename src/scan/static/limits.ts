@@ -107,6 +107,11 @@ export const LIMITS = {
    * zipEntries too; this caps the entries of a crafted CodeResources that lists more files than any archive holds.
    */
   sealedFiles: 65_535,
+  /**
+   * Nested bundles inside nested bundles (an app holds extensions and frameworks, an extension frameworks): real
+   * apps nest three deep; each level is checked as a whole bundle.
+   */
+  sealNesting: 8,
   /** Rules of CodeResources rules2: Apple writes about ten; each costs a pass over every path. */
   sealRules: 64,
   /** Characters of one rules2 regular expression: Apple's longest is about 100. */

@@ -87,6 +87,23 @@ describe('a bundle signed by rcodesign', () => {
   });
 });
 
+describe('a bundle with an embedded framework', () => {
+  // iOS rules seal a framework's files one by one in the app's files2 (the framework signed first, by rcodesign).
+  const withFramework = async (tamper?: (app: string) => Promise<void>) => {
+    const macho = await readFile(await iosExecutable('arm64'));
+    return ipa(tamper, { resources: { ...RESOURCES,
+      'Frameworks/Foo.framework/Info.plist': xmlPlist({ CFBundleIdentifier: 'com.example.foo', CFBundleExecutable: 'Foo', CFBundlePackageType: 'FMWK' }),
+      'Frameworks/Foo.framework/Foo': macho,
+    } });
+  };
+
+  it('verifies, and names the framework executable patched after signing', async () => {
+    expect(ids(await scan((await withFramework()).file, 'ios'))).toEqual([]);
+    const patched = await scan((await withFramework((app) => flipByte(path.join(app, 'Frameworks', 'Foo.framework', 'Foo'), 0x4000))).file, 'ios');
+    expect(broken(patched)).toContain('Payload/Example.app/Frameworks/Foo.framework/Foo: contents differ from the seal');
+  });
+});
+
 describe('a seal broken after signing', () => {
   it('names a resource whose contents changed', async () => {
     const r = await scan((await ipa((app) => appendFile(path.join(app, 'images', 'logo.png'), 'x'))).file, 'ios');

@@ -10,6 +10,9 @@ import { addProblem, type SealReport } from './seal-report';
 /** The signature of the main executable as read: one per slice, in the order of the fat header. */
 export type ExecutableSignature = { slices: Array<{ cputype: number; signature: EmbeddedSignature; cd: CodeDirectory }> };
 
+/** The files of a bundle that special slots bind; null for code outside a bundle (a nested dylib), which binds none. */
+export type BoundFiles = { infoPlist: Buffer | null; codeResources: Buffer | null };
+
 /** Blob slots a special slot binds (Info.plist and CodeResources are files of the bundle, compared by the caller). */
 const BLOB_SLOTS: Array<[number, string]> = [[SLOT.REQUIREMENTS, 'requirements'], [SLOT.ENTITLEMENTS, 'entitlements'], [SLOT.DER_ENTITLEMENTS, 'DER entitlements']];
 
@@ -21,7 +24,7 @@ const BLOB_SLOTS: Array<[number, string]> = [[SLOT.REQUIREMENTS, 'requirements']
  * signature could not be read.
  */
 export async function checkExecutable(
-  zip: PackageZip, name: string, bound: { infoPlist: Buffer; codeResources: Buffer | null }, report: SealReport,
+  zip: PackageZip, name: string, bound: BoundFiles, report: SealReport,
 ): Promise<ExecutableSignature | 'unsigned' | null> {
   const src = entryBytes(zip, name, 'sealFileBytes', LIMITS.sealFileBytes);
   try {
@@ -66,12 +69,12 @@ async function readSignatures(src: ByteSource, name: string, report: SealReport)
   return { slices, signatures: blobs.map((b) => parseEmbeddedSignature(b)) };
 }
 
-function checkSpecialSlots(cd: CodeDirectory, sig: EmbeddedSignature, bound: { infoPlist: Buffer; codeResources: Buffer | null }, name: string, report: SealReport): void {
+function checkSpecialSlots(cd: CodeDirectory, sig: EmbeddedSignature, bound: BoundFiles, name: string, report: SealReport): void {
   const appDir = name.slice(0, name.lastIndexOf('/') + 1);
   const which = `CodeDirectory ${cd.algorithm}`;
   const info = specialSlot(cd, SLOT.INFO_PLIST);
-  if (!info) addProblem(report, `${appDir}Info.plist: not bound by the code signature (${which} special slot 1 is empty)`);
-  else if (!info.equals(cdHash(cd, bound.infoPlist))) addProblem(report, `${appDir}Info.plist: changed after signing (${which} special slot 1 differs)`);
+  if (bound.infoPlist && !info) addProblem(report, `${appDir}Info.plist: not bound by the code signature (${which} special slot 1 is empty)`);
+  else if (bound.infoPlist && info && !info.equals(cdHash(cd, bound.infoPlist))) addProblem(report, `${appDir}Info.plist: changed after signing (${which} special slot 1 differs)`);
   // A missing CodeResources is reported once by the caller.
   const resources = specialSlot(cd, SLOT.RESOURCES);
   if (bound.codeResources && !resources) {
@@ -87,15 +90,7 @@ function checkSpecialSlots(cd: CodeDirectory, sig: EmbeddedSignature, bound: { i
   }
 }
 
-/** cdhashes (of every CodeDirectory of every slice) of a nested piece of code, or a problem when it has none. */
-export async function nestedCdHashes(zip: PackageZip, name: string): Promise<Buffer[] | string> {
-  const src = entryBytes(zip, name, 'sealFileBytes', LIMITS.sealFileBytes);
-  try {
-    const read = await readSignatures(src, name, { problems: [], total: 0 });
-    if (!read) return 'nested code is not signed';
-    return read.signatures.flatMap((s) => s.codeDirectories.filter((c) => c.algorithm).map((c) => cdHash({ algorithm: c.algorithm, hashSize: 32 }, c.blob)));
-  } catch (err) {
-    if (err instanceof MachoError) return `nested code signature unreadable (${err.message})`;
-    throw err;
-  }
+/** cdhashes of every CodeDirectory of every slice (as files2 records nested code, truncated to its length by the caller). */
+export function cdHashesOf(exe: ExecutableSignature): Buffer[] {
+  return exe.slices.flatMap((s) => s.signature.codeDirectories.filter((c) => c.algorithm).map((c) => cdHash({ algorithm: c.algorithm, hashSize: 64 }, c.blob)));
 }

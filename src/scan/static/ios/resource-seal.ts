@@ -3,9 +3,8 @@ import { LIMITS } from '../limits';
 import { isMacho } from '../macho/macho';
 import type { PackageZip } from '../zip-reader';
 import { entryBytes } from './entry-bytes';
-import { nestedCdHashes } from './code-seal';
 import type { MatchBudget } from './posix-regex';
-import { isDict, parsePlistDict, stringAt, type PlistDict } from './read-plist';
+import { isDict, parsePlistDict, type PlistDict } from './read-plist';
 import { findRule, readResourceRules, ResourceRulesError, type ResourceRule } from './resource-rules';
 import { addProblem, type SealReport } from './seal-report';
 
@@ -17,7 +16,16 @@ import { addProblem, type SealReport } from './seal-report';
  * slot 1). Nested bundles (a directory a `nested` rule matches whose name has an extension) are sealed as one
  * unit by the cdhash of their executable and are not walked.
  */
-export async function checkResourceSeal(zip: PackageZip, appDir: string, executable: string, codeResources: Buffer, report: SealReport): Promise<void> {
+/**
+ * How nested code is verified (by the caller, which knows how to check a whole bundle): each returns null when the
+ * code's cdhash is `cdhash` and its own seal holds (its problems go to the report), else what differs.
+ */
+export type NestedChecks = {
+  bundle(dir: string, cdhash: Buffer): Promise<string | null>;
+  code(name: string, cdhash: Buffer): Promise<string | null>;
+};
+
+export async function checkResourceSeal(zip: PackageZip, appDir: string, executable: string, codeResources: Buffer, report: SealReport, nested: NestedChecks): Promise<void> {
   const seal = readSeal(codeResources, appDir);
   if (typeof seal === 'string') return addProblem(report, seal);
   const { files2, rules } = seal;
@@ -42,7 +50,7 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
       addProblem(report, `${appDir}${rel}: added after signing (not in the seal)`);
       continue;
     }
-    const problem = await compareFile(zip, appDir + rel, entry, rule.nested);
+    const problem = await compareFile(zip, appDir + rel, entry, rule.nested, nested);
     if (problem) addProblem(report, `${appDir}${rel}: ${problem}`);
   }
   for (const root of nestedRoots) {
@@ -52,7 +60,7 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
       addProblem(report, `${appDir}${root}: nested bundle added after signing (not in the seal)`);
       continue;
     }
-    const problem = await compareNestedBundle(zip, `${appDir}${root}/`, entry);
+    const problem = isDict(entry) && Buffer.isBuffer(entry.cdhash) ? await nested.bundle(`${appDir}${root}/`, entry.cdhash) : 'nested bundle sealed without a cdhash';
     if (problem) addProblem(report, `${appDir}${root}: ${problem}`);
   }
   for (const [rel, entry] of Object.entries(files2)) {
@@ -105,7 +113,7 @@ function* ancestors(dir: string): Generator<string> {
 }
 
 /** What is wrong with one sealed file, or null when it matches its seal. */
-async function compareFile(zip: PackageZip, name: string, entry: unknown, nestedRule: boolean): Promise<string | null> {
+async function compareFile(zip: PackageZip, name: string, entry: unknown, nestedRule: boolean, nested: NestedChecks): Promise<string | null> {
   const record = zip.entry(name);
   if (!record) return 'unreadable entry';
   const isLink = record.versionMadeBy >> 8 === 3 && ((record.externalFileAttributes >>> 16) & 0o170000) === 0o120000;
@@ -117,33 +125,12 @@ async function compareFile(zip: PackageZip, name: string, entry: unknown, nested
     return target.toString('utf8') === spec.symlink ? null : 'symbolic link target differs from its seal';
   }
   if (isLink) return 'a symbolic link, sealed as a file';
-  if (Buffer.isBuffer(spec.cdhash) && nestedRule) return compareNestedCode(zip, name, spec.cdhash);
+  if (Buffer.isBuffer(spec.cdhash) && nestedRule) {
+    const [head] = await entryBytes(zip, name, 'sealFileBytes', LIMITS.sealFileBytes).ranges([[0, 4]]);
+    return isMacho(head) ? nested.code(name, spec.cdhash) : 'sealed as nested code, but is not a Mach-O file';
+  }
   const [algorithm, expected] = Buffer.isBuffer(spec.hash2) ? ['sha256', spec.hash2] : Buffer.isBuffer(spec.hash) ? ['sha1', spec.hash] : [null, null];
   if (!algorithm || !expected) return 'its seal entry has no hash';
   const actual = await zip.hash(name, algorithm, 'sealFileBytes', LIMITS.sealFileBytes);
   return actual.equals(expected) ? null : `contents differ from the seal (${algorithm === 'sha256' ? 'SHA-256' : 'SHA-1'})`;
-}
-
-async function compareNestedCode(zip: PackageZip, name: string, cdhash: Buffer): Promise<string | null> {
-  const [head] = await entryBytes(zip, name, 'sealFileBytes', LIMITS.sealFileBytes).ranges([[0, 4]]);
-  if (!isMacho(head)) return 'sealed as nested code, but is not a Mach-O file';
-  const hashes = await nestedCdHashes(zip, name);
-  if (typeof hashes === 'string') return hashes;
-  return hashes.some((h) => h.subarray(0, cdhash.length).equals(cdhash)) ? null : 'nested code was re-signed or changed (cdhash differs from the seal)';
-}
-
-/** A nested bundle (framework, app extension) is sealed by the cdhash of its main executable. */
-async function compareNestedBundle(zip: PackageZip, dir: string, entry: unknown): Promise<string | null> {
-  if (!isDict(entry) || !Buffer.isBuffer(entry.cdhash)) return 'nested bundle sealed without a cdhash';
-  const infoName = `${dir}Info.plist`;
-  if (!zip.has(infoName)) return 'nested bundle has no Info.plist';
-  let executable: string | undefined;
-  try {
-    executable = stringAt(parsePlistDict(await zip.read(infoName, 'plist'), infoName), 'CFBundleExecutable');
-  } catch (err) {
-    if (err instanceof UnreadablePackageError) return 'nested bundle\'s Info.plist is unreadable';
-    throw err;
-  }
-  if (!executable || executable.includes('/') || !zip.has(dir + executable)) return 'nested bundle\'s executable is missing';
-  return compareNestedCode(zip, dir + executable, entry.cdhash);
 }

@@ -1,8 +1,11 @@
 import type { Finding, IosSigning } from '../../types';
+import { LimitExceededError, UnreadablePackageError } from '../errors';
+import { LIMITS } from '../limits';
 import type { PackageZip } from '../zip-reader';
-import { certificateTeamId, checkCms, describeCertificate } from './cms-signer';
-import { checkExecutable, type ExecutableSignature } from './code-seal';
-import { checkResourceSeal } from './resource-seal';
+import { certificateTeamId, checkCms, describeCertificate, type CmsCheck } from './cms-signer';
+import { cdHashesOf, checkExecutable, type ExecutableSignature } from './code-seal';
+import { parsePlistDict, stringAt } from './read-plist';
+import { checkResourceSeal, type NestedChecks } from './resource-seal';
 import { addProblem, newReport, type SealReport } from './seal-report';
 
 /** CPU type of arm64 (CPU_TYPE_ARM | CPU_ARCH_ABI64): its slice names the signer of a fat executable. */
@@ -11,40 +14,86 @@ const CPU_ARM64 = 0x0100000c;
 const QUOTED = 5;
 const QUOTED_CHARS = 160;
 
+type Checked = { exe: ExecutableSignature | 'unsigned' | null; codeResources: Buffer | null; cms: Array<CmsCheck | null> };
+
 /**
- * The seal of an app bundle, checked as codesign --verify checks it: the resources against CodeResources, the main
- * executable's code signature against its code, Info.plist and CodeResources, and the CMS signature over its
- * CodeDirectory. Returns the findings (`ios.unsigned` when there is no signature at all, else one critical
- * `ios.seal-broken` listing the first problems) and the signing identity (null only for an unsigned bundle).
+ * The seal of an app bundle, checked as codesign --verify --deep checks it: the resources against CodeResources, the
+ * main executable's code signature against its code, Info.plist and CodeResources, the CMS signature over its
+ * CodeDirectory, and nested bundles and code likewise. Returns the findings (`ios.unsigned` when there is no
+ * signature at all, else one critical `ios.seal-broken` listing the first problems) and the signing identity (null
+ * only for an unsigned bundle).
  */
 export async function checkIosSeal(
   zip: PackageZip, appDir: string, executable: string, infoPlist: Buffer,
 ): Promise<{ findings: Finding[]; signing: IosSigning | null }> {
-  const crName = `${appDir}_CodeSignature/CodeResources`;
-  const codeResources = zip.has(crName) ? await zip.read(crName, 'plist') : null;
-  const exeName = appDir + executable;
   const report = newReport();
-  let exe: ExecutableSignature | 'unsigned' | null = 'unsigned';
-  if (zip.has(exeName)) exe = await checkExecutable(zip, exeName, { infoPlist, codeResources }, report);
-  if (!codeResources && exe === 'unsigned') return { findings: [unsignedFinding(appDir)], signing: null };
-  if (!zip.has(exeName)) addProblem(report, `${exeName}: main executable (CFBundleExecutable) is missing`);
-  if (codeResources) await checkResourceSeal(zip, appDir, executable, codeResources, report);
-  else addProblem(report, `${crName}: missing, so the bundle's resources are not sealed`);
-  const signing = signerOf(exe, exeName, report);
+  const checked = await checkBundle(zip, appDir, executable, infoPlist, report, 0);
+  if (!checked) return { findings: [unsignedFinding(appDir)], signing: null };
+  const signing = signerOf(checked, appDir + executable, report);
   signing.verified = signing.verified && report.total === 0;
   return { findings: report.total ? [sealBrokenFinding(report)] : [], signing };
 }
 
+/** Checks one bundle (the app, or a bundle nested in it); null when it carries no signature at all. */
+async function checkBundle(zip: PackageZip, appDir: string, executable: string, infoPlist: Buffer, report: SealReport, depth: number): Promise<Checked | null> {
+  const crName = `${appDir}_CodeSignature/CodeResources`;
+  const codeResources = zip.has(crName) ? await zip.read(crName, 'plist') : null;
+  const exeName = appDir + executable;
+  let exe: Checked['exe'] = 'unsigned';
+  if (zip.has(exeName)) exe = await checkExecutable(zip, exeName, { infoPlist, codeResources }, report);
+  if (!codeResources && exe === 'unsigned') return null;
+  if (!zip.has(exeName)) addProblem(report, `${exeName}: main executable (CFBundleExecutable) is missing`);
+  if (codeResources) await checkResourceSeal(zip, appDir, executable, codeResources, report, nestedChecks(zip, report, depth + 1));
+  else addProblem(report, `${crName}: missing, so the bundle's resources are not sealed`);
+  const cms = exe && exe !== 'unsigned' ? exe.slices.map((s) => (s.signature.cms ? checkCms(s.signature.cms, s.signature, s.cd) : null)) : [];
+  for (const check of cms) if (check?.problem) addProblem(report, `${exeName}: ${check.problem}`);
+  return { exe, codeResources, cms };
+}
+
+/** Nested bundles and code are verified whole, then matched with the cdhash the outer seal recorded. */
+function nestedChecks(zip: PackageZip, report: SealReport, depth: number): NestedChecks {
+  const matches = (exe: Checked['exe'], cdhash: Buffer) =>
+    !!exe && exe !== 'unsigned' && cdHashesOf(exe).some((h) => h.subarray(0, cdhash.length).equals(cdhash));
+  return {
+    async bundle(dir, cdhash) {
+      if (depth > LIMITS.sealNesting) throw new LimitExceededError('sealNesting', `bundles nest over ${LIMITS.sealNesting} deep`);
+      const infoName = `${dir}Info.plist`;
+      if (!zip.has(infoName)) return 'nested bundle has no Info.plist';
+      let info: Buffer;
+      let executable: string | undefined;
+      try {
+        info = await zip.read(infoName, 'plist');
+        executable = stringAt(parsePlistDict(info, infoName), 'CFBundleExecutable');
+      } catch (err) {
+        if (err instanceof UnreadablePackageError) return 'nested bundle\'s Info.plist is unreadable';
+        throw err;
+      }
+      if (!executable || executable.includes('/')) return 'nested bundle names no executable';
+      const checked = await checkBundle(zip, dir, executable, info, report, depth);
+      if (!checked || checked.exe === 'unsigned') return 'nested bundle is not signed';
+      return matches(checked.exe, cdhash) ? null : 'nested bundle was re-signed or changed (cdhash differs from the seal)';
+    },
+    async code(name, cdhash) {
+      const exe = await checkExecutable(zip, name, { infoPlist: null, codeResources: null }, report);
+      if (exe === 'unsigned') return 'nested code is not signed';
+      if (exe) for (const s of exe.slices) {
+        const problem = s.signature.cms ? checkCms(s.signature.cms, s.signature, s.cd).problem : null;
+        if (problem) addProblem(report, `${name}: ${problem}`);
+      }
+      return matches(exe, cdhash) ? null : 'nested code was re-signed or changed (cdhash differs from the seal)';
+    },
+  };
+}
+
 /** Who signed: the CMS of the arm64 slice (else the first), its signer first; the team from the certificate's OU. */
-function signerOf(exe: ExecutableSignature | 'unsigned' | null, exeName: string, report: SealReport): IosSigning {
+function signerOf(checked: Checked, exeName: string, report: SealReport): IosSigning {
+  const { exe, cms } = checked;
   if (!exe || exe === 'unsigned') return { verified: false, teamId: null, signers: [] };
   // Ad hoc signatures (no CMS) carry hashes only: nobody signed them, so they are not verified, though not broken.
-  const checks = exe.slices.map((slice) => (slice.signature.cms ? checkCms(slice.signature.cms, slice.signature, slice.cd) : null));
-  for (const check of checks) if (check?.problem) addProblem(report, `${exeName}: ${check.problem}`);
-  const verified = checks.every((c) => c?.verified === true);
+  const verified = cms.every((c) => c?.verified === true);
   const mainIndex = Math.max(0, exe.slices.findIndex((s) => s.cputype === CPU_ARM64));
   const main = exe.slices[mainIndex];
-  const certificates = checks[mainIndex]?.certificates ?? [];
+  const certificates = cms[mainIndex]?.certificates ?? [];
   const signers = certificates.map(describeCertificate).filter((c): c is NonNullable<typeof c> => c !== null);
   const certTeam = certificates.length ? certificateTeamId(certificates[0]) : null;
   if (certTeam && main.cd.teamId && certTeam !== main.cd.teamId) {
