@@ -91,7 +91,7 @@ class Stopped extends Error {}
 /**
  * Writes bytes [0, sizeBytes) of the file to `req` through a few buffers reused for the whole upload (no new buffer
  * per chunk, so nothing for the garbage collector and a flat RSS; a fresh buffer per chunk grew the RSS by 130-200 MB
- * on Node 24, the Action's runtime: README, bench:client). A buffer is read into again only once the socket has taken
+ * on Node 24, the Action's runtime: docs/benchmarks.md, bench:client). A buffer is read into again only once the socket has taken
  * it (its write callback), which is also the back-pressure; the other buffers keep the socket busy meanwhile. Reads
  * are synchronous: a read of a package just built (in the page cache) takes microseconds, while a read on libuv's
  * thread pool costs two thread hand-offs per chunk, each a wait for a core on a busy CI runner (measured:

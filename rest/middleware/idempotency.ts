@@ -48,7 +48,7 @@ export function mayPerform(principal: AppPrincipal, op: OperationInfo, pathAppId
 }
 
 /**
- * Idempotency-Key (CONTRACT.md): scope (app, operation, key), 24 h. The request holds the key while it runs; a
+ * Idempotency-Key (docs/contract.md, "Idempotency"): scope (app, operation, key), 24 h. The request holds the key while it runs; a
  * concurrent one gets 409, the same key and body later gets the stored answer with `Idempotent-Replayed: true`,
  * another body 422. Runs after validation, so a request that failed validation never touches a key, and only for a
  * credential allowed to perform the operation (`mayPerform`).

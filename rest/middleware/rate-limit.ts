@@ -6,7 +6,7 @@ import { buildProblem, sendProblem } from '../problem';
 import { requestState } from '../state';
 import { addressKey } from '../../src/rate-limit/client-address';
 
-/** The bucket a request counts against, and its limit (CONTRACT.md, Rate limits). */
+/** The bucket a request counts against, and its limit (docs/contract.md, "Rate limits"). */
 export function bucketFor(principal: Principal | undefined, clientAddress: string): { bucket: string; limit: number } {
   switch (principal?.kind) {
     case 'api_key':

@@ -14,7 +14,7 @@ export interface ThreatEventIdDoc {
   claimedAt: Date;
 }
 
-/** An event id counts once per app within this span (CONTRACT.md). */
+/** An event id counts once per app within this span (docs/contract.md, "Security events"). */
 export const EVENT_ID_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Claims made at or before this instant have expired at `now`. */

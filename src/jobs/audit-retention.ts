@@ -7,7 +7,7 @@ const PERIOD_MS = 3600_000;
 const BATCH = 500;
 const MAX_BATCHES_PER_RUN = 40;
 
-/** Removes audit entries older than AUDIT_RETENTION_DAYS (CONTRACT.md, retention). */
+/** Removes audit entries older than AUDIT_RETENTION_DAYS (docs/contract.md, "Retention"). */
 export function createAuditRetention(deps: Deps, options: { periodMs?: number; batch?: number; maxBatches?: number } = {}): PeriodicSweep {
   const batch = options.batch ?? BATCH;
   return createPeriodicSweep(deps, {

@@ -1,6 +1,6 @@
 import type { Plan } from '../data/apps-repo';
 
-/** Requests per 60 s window, per bucket (CONTRACT.md). */
+/** Requests per 60 s window, per bucket (docs/contract.md, "Rate limits"). */
 export const PLAN_LIMITS: Record<Plan, number> = {
   hatchling: 60,
   indie: 300,

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors';
 
 /**
- * The stub attestation engine (CONTRACT.md). It reads the token as a compact JWS and looks at its claims, but verifies
+ * The stub attestation engine (docs/contract.md, "Attestation (stub)"). It reads the token as a compact JWS and looks at its claims, but verifies
  * NO signature and asks NO platform: its verdicts are not evidence of anything and must not gate security decisions.
  * It exists so clients can integrate against a stable contract before a real engine lands.
  *

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 
-/** Events merge only within this span after the first occurrence of their window (CONTRACT.md). */
+/** Events merge only within this span after the first occurrence of their window (docs/contract.md, "Security events"). */
 export const MERGE_WINDOW_MS = 5 * 60 * 1000;
 
 /** What makes two events "the same" for merging: everything but occurredAt and confidence, device included. */

@@ -2,7 +2,7 @@ import { perInstance, type Deps } from '../deps';
 
 /**
  * Upload URLs that fail their check, per client address and minute, before that address's next ones are refused
- * without a look: the upload route carries no credential and no rate limit (CONTRACT.md), and every token checked
+ * without a look: the upload route carries no credential and no rate limit (docs/contract.md, "Rate limits"), and every token checked
  * costs a signing-key lookup and a signature verification. A CI job makes a few uploads a minute, with URLs that pass.
  */
 export const FAILED_UPLOAD_TOKENS_PER_MINUTE = 30;

@@ -1,4 +1,4 @@
-// Protects: audit retention (CONTRACT.md): entries older than AUDIT_RETENTION_DAYS are removed by a periodic sweep
+// Protects: audit retention (docs/contract.md, "Retention"): entries older than AUDIT_RETENTION_DAYS are removed by a periodic sweep
 // (FerretDB has no TTL index), by one instance per period (a lease in MongoDB), in bounded batches; newer entries stay.
 import { startHarness, type Harness } from '../support/harness';
 import { createAuditRetention } from '../../src/jobs';

@@ -1,4 +1,4 @@
-// Protects: connection budgets (CONTRACT.md, Builds/uploads and issue "no client exhausts an instance"): slow headers
+// Protects: connection budgets (docs/contract.md, "Builds, artifacts, uploads", and issue "no client exhausts an instance"): slow headers
 // on /v1 and /graphql are closed at HEADERS_TIMEOUT_MS; a trickled body at REQUEST_TIMEOUT_MS on every route but the
 // upload, which outlives it; at most UPLOADS_PER_APP uploads in flight per app (409 too_many_uploads, Retry-After,
 // even under 100 concurrent attempts) and UPLOADS_PER_INSTANCE per instance (503, Retry-After); /graphql counted per

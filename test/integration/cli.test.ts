@@ -1,4 +1,4 @@
-// Protects: the operator CLI of CONTRACT.md: one JSON object on stdout per call, a one-line error on stderr with a
+// Protects: the operator CLI of docs/contract.md: one JSON object on stdout per call, a one-line error on stderr with a
 // non-zero exit, and commands that really change what the service sees (keys work, revoked keys stop working).
 import { execFile } from 'node:child_process';
 import path from 'node:path';

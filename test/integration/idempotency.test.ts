@@ -1,4 +1,4 @@
-// Protects: Idempotency-Key records (CONTRACT.md): one holder among concurrent requests, replay of the stored
+// Protects: Idempotency-Key records (docs/contract.md, "Idempotency"): one holder among concurrent requests, replay of the stored
 // answer, 422 for another body, lease take-over after a crash, and expiry after 24 hours, on the real database; and
 // authorization before the key: a credential without the operation's scope, or of another app, never claims,
 // replays or stores a key, and 401/403 answers are never stored.

@@ -1,4 +1,4 @@
-// Protects: POST /v1/apps/{id}/oidc-rules/dry-run (CONTRACT.md, Trust rules): with rules:read, decoded claims are
+// Protects: POST /v1/apps/{id}/oidc-rules/dry-run (docs/contract.md, "Trust rules"): with rules:read, decoded claims are
 // judged by the very evaluator the exchange runs (same matches, scopes and per-rule first failing check as the audit
 // of a real exchange of a GitHub-shaped token with those claims); nothing is minted, no jti is claimed; an
 // `oidc.dry_run` audit entry is recorded; a body holding anything shaped like a compact JWS is 422 telling the user

@@ -1,4 +1,4 @@
-// Protects: trust rules under /v1/apps/{id}/oidc-rules (CONTRACT.md, Trust rules; spec Authentication rule 6):
+// Protects: trust rules under /v1/apps/{id}/oidc-rules (docs/contract.md, "Trust rules"; spec Authentication rule 6):
 // create (rules:write) 201, list (rules:read) oldest first, delete (rules:write) 204; refusals as 422 with field
 // errors (wildcard owner, `*` repository, no real restriction, device or rules scopes, a pull-request event in
 // `events`, more than 8 `*` in a pattern, more than 20 rules, also

@@ -1,4 +1,4 @@
-// Protects: rate limits of CONTRACT.md: headers on every metered response (errors too), 429 with Retry-After and a
+// Protects: rate limits of docs/contract.md: headers on every metered response (errors too), 429 with Retry-After and a
 // rate_limited problem, one bucket per key and one per client address for bad credentials, counters shared by
 // instances through Redis, and service continuity when Redis goes away and comes back.
 import { startHarness, bearer, testBedEnv, type Harness, readJson } from '../support/harness';

@@ -1,4 +1,4 @@
-// Protects: staff credentials have a lifecycle (CONTRACT.md, Credentials): tokens expire (12 h by default, or the
+// Protects: staff credentials have a lifecycle (docs/contract.md, "Credentials and scopes"): tokens expire (12 h by default, or the
 // lifetime given at creation), revocation is effective on the next request, last use is recorded (at most once a
 // minute); every staff and operator mutation is an audit entry naming actor, action and resource, readable by admins
 // over GraphQL (support staff are refused) and with `shieldgate audit`; `staff create --ttl`, `staff list`,

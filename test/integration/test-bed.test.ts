@@ -1,4 +1,4 @@
-// Protects: the test bed itself (ARCHITECTURE.md "Embedded default and real services"): integration tests run
+// Protects: the test bed itself (docs/architecture.md, "Embedded default and real services"): integration tests run
 // against real MongoDB-compatible, Redis and S3-compatible servers, and a dedicated Redis or S3 server can be
 // stopped and restarted on the same address to test outages.
 import Redis from 'ioredis';

@@ -1,4 +1,4 @@
-// Protects: webhooks under /v1/apps/{id}/webhooks (CONTRACT.md, Security events, Webhooks): create (rules:write) 201
+// Protects: webhooks under /v1/apps/{id}/webhooks (docs/contract.md, "Webhooks"): create (rules:write) 201
 // with the secret shown once, list (rules:read) without it but with the last deliveries, delete 204; https only
 // (http://127.0.0.1 only with WEBHOOK_ALLOW_INSECURE_LOOPBACK), at most 10 per app; a new threat at or above
 // minVerdict is delivered to a real receiver on loopback as a Standard Webhooks signed POST the receiver verifies; a

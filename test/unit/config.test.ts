@@ -1,4 +1,4 @@
-// Protects: configuration is validated once, with one clear line per bad value; defaults match CONTRACT.md.
+// Protects: configuration is validated once, with one clear line per bad value; defaults match docs/configuration.md.
 import { ConfigError, loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {

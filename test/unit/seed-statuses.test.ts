@@ -1,11 +1,11 @@
-// Protects: the seed's status lists hold (CONTRACT.md, Status codes). Each operation of the public contract
-// (spec/api-v1.md) lists in openapi/v1.yaml exactly the statuses the contract lists for it, plus 500 and 503; the
+// Protects: the seed's status lists hold (docs/contract.md, "Status codes"). Each operation of the public contract
+// (the API specification v1) lists in openapi/v1.yaml exactly the statuses the contract lists for it, plus 500 and 503; the
 // runtime guard (rest/problem.ts, on in every integration test) then refuses to send any other. Operations added by
-// CONTRACT.md keep their own lists and are only checked to stay within HTTP's error range.
+// docs/contract.md keep their own lists and are only checked to stay within HTTP's error range.
 import { operationTable } from '../../rest/spec';
 
 /**
- * The "Status codes:" line of each operation of the contract, quoted verbatim from spec/api-v1.md (section
+ * The "Status codes:" line of each operation of the contract, quoted verbatim from the API specification v1 (section
  * "Endpoints"), keyed by the heading of its section. The parser below reads them as the contract's text says them.
  */
 const SEED_STATUS_LINES: Record<string, string> = {
