@@ -112,6 +112,11 @@ export const LIMITS = {
    * apps nest three deep; each level is checked as a whole bundle.
    */
   sealNesting: 8,
+  /**
+   * Characters of a bundle path compared with the seal: iOS's PATH_MAX is 1024, so no installed file has a longer
+   * one, and each path's directories are walked (a 64 KB zip name of single-letter directories has 32,000).
+   */
+  sealPathLength: 1024,
   /** Rules of CodeResources rules2: Apple writes about ten; each costs a pass over every path. */
   sealRules: 64,
   /** Characters of one rules2 regular expression: Apple's longest is about 100. */

@@ -9,6 +9,11 @@ import { promisify } from 'node:util';
 import { buildIpa, cleanupFixtures, iosExecutable, iosSigningIdentity, IOS_TEAM_ID, rcodesignVerify, xmlPlist, type IpaOptions } from '../../fixtures/build-packages';
 import { ids, only, scan } from './helpers';
 import type { IosSigning } from '../../../src/scan/types';
+import { LimitExceededError } from '../../../src/scan/static/errors';
+import { checkCms } from '../../../src/scan/static/ios/cms-signer';
+import { CodePageChecker } from '../../../src/scan/static/macho/code-pages';
+import { bestCodeDirectory, parseEmbeddedSignature } from '../../../src/scan/static/macho/code-signature';
+import { MachoError, readSlices, type ByteSource } from '../../../src/scan/static/macho/macho';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);
@@ -190,5 +195,54 @@ describe('a hostile seal', () => {
       await writeFile(path.join(app, 'Example'), bytes.subarray(0, bytes.length - 3000));
     })).file, 'ios');
     expect(broken(truncated)).toContain('Payload/Example.app/Example: code signature unreadable');
+  });
+});
+
+describe('the Mach-O and signature readers on mutated executables', () => {
+  const source = (bytes: Buffer): ByteSource => ({
+    size: bytes.length,
+    ranges: async (ranges) => ranges.map(([start, end]) => bytes.subarray(Math.min(start, bytes.length), Math.min(end, bytes.length))),
+  });
+
+  /** Everything the seal reads from an executable; only MachoError and LimitExceededError may escape. */
+  async function readAll(bytes: Buffer): Promise<void> {
+    const src = source(bytes);
+    const slices = await readSlices(src);
+    for (const slice of slices) {
+      if (!slice.codeSignature) continue;
+      const { dataoff, datasize } = slice.codeSignature;
+      const [blob] = await src.ranges([[slice.offset + dataoff, slice.offset + dataoff + datasize]]);
+      const sig = parseEmbeddedSignature(blob);
+      const cd = bestCodeDirectory(sig);
+      const pages = new CodePageChecker([{ sliceOffset: slice.offset, sliceSize: slice.size, cd }]);
+      pages.update(bytes, 0);
+      pages.results();
+      if (sig.cms) checkCms(sig.cms, sig, cd);
+    }
+  }
+
+  it('turn every mutation into a verdict or a reader error, never a crash', async () => {
+    const { exe } = await ipa(undefined, { fat: true });
+    const original = await readFile(exe);
+    await expect(readAll(original)).resolves.toBeUndefined();
+    // A fixed xorshift sequence: the same mutations on every run.
+    let state = 0x2545f491;
+    const next = () => ((state ^= state << 13), (state ^= state >>> 17), (state ^= state << 5), state >>> 0);
+    const sigStart = original.lastIndexOf(Buffer.from([0xfa, 0xde, 0x0c, 0xc0]));
+    let failures = 0;
+    for (let k = 0; k < 1500; k++) {
+      const bytes = Buffer.from(original);
+      // Half the mutations hit the last slice's signature, the rest anywhere (headers, load commands, code).
+      const base = k % 2 ? sigStart : 0;
+      for (let n = 1 + (next() % 4); n > 0; n--) bytes[base + (next() % (bytes.length - base))] = next() & 0xff;
+      try {
+        await readAll(bytes);
+      } catch (err) {
+        if (!(err instanceof MachoError) && !(err instanceof LimitExceededError)) throw err;
+        failures++;
+      }
+    }
+    // The mutations must reach the parsers' checks, not only the code pages.
+    expect(failures).toBeGreaterThan(20);
   });
 });

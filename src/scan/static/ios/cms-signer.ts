@@ -33,14 +33,14 @@ export function checkCms(cms: Buffer, sig: EmbeddedSignature, checked: CodeDirec
     certificates = pkcs7Certificates(cms);
     const signerInfo = firstSignerInfo(cms);
     const [, , digestAlg, maybeAttrs] = children(cms, signerInfo, 7, 3);
-    const digest = DIGESTS[readOid(cms, children(cms, digestAlg, 1, 4)[0])];
+    const digest = DIGESTS[algorithmOid(cms, digestAlg)];
     if (!digest) return fail('CMS digest algorithm is not one codesign uses', certificates);
     const rest = children(cms, signerInfo, 7, 3);
     const hasAttrs = maybeAttrs?.tag === TAG.CONTEXT_0;
     const sigAlg = rest[hasAttrs ? 4 : 3];
     const signature = rest[hasAttrs ? 5 : 4];
     if (!sigAlg || !signature || signature.tag !== 0x04) return fail('CMS SignerInfo is incomplete', certificates);
-    if (readOid(cms, children(cms, sigAlg, 1, 4)[0]) === RSA_PSS) return fail('CMS signature uses RSA-PSS, which codesign does not write', certificates);
+    if (algorithmOid(cms, sigAlg) === RSA_PSS) return fail('CMS signature uses RSA-PSS, which codesign does not write', certificates);
     const primary = sig.blobs.get(SLOT.CODE_DIRECTORY);
     if (!primary) return fail('no primary CodeDirectory for the CMS signature to cover', certificates);
     let signed: Buffer;
@@ -66,7 +66,8 @@ export function checkCms(cms: Buffer, sig: EmbeddedSignature, checked: CodeDirec
     if (signer < 0) return fail('CMS signature does not verify with any certificate it carries', certificates);
     return { verified: true, problem: null, certificates: [certificates[signer], ...certificates.filter((_, k) => k !== signer)] };
   } catch (err) {
-    if (err instanceof DerError) return fail(`CMS signature unreadable (${err.message})`, certificates);
+    // RangeError: a read past a buffer's end that a bounds check missed is still a malformed signature, not a crash.
+    if (err instanceof DerError || err instanceof RangeError) return fail(`CMS signature unreadable (${err.message})`, certificates);
     throw err;
   }
 }
@@ -75,9 +76,17 @@ function fail(problem: string, certificates: Buffer[]): CmsCheck {
   return { verified: false, problem, certificates };
 }
 
+/** The OID of an AlgorithmIdentifier SEQUENCE. */
+function algorithmOid(cms: Buffer, algorithm: Tlv | undefined): string {
+  const oid = algorithm?.tag === TAG.SEQUENCE ? children(cms, algorithm, 1, 4)[0] : undefined;
+  if (!oid) throw new DerError('CMS AlgorithmIdentifier is missing');
+  return readOid(cms, oid);
+}
+
 function firstSignerInfo(cms: Buffer): Tlv {
   const contentInfo = readTlv(cms, 0);
   const [, explicit] = children(cms, contentInfo, 2);
+  if (!explicit) throw new DerError('CMS ContentInfo has no content');
   const signedData = readTlv(cms, explicit.body, explicit.bodyEnd, 1);
   const parts = children(cms, signedData, 6, 1);
   const signerInfos = parts.slice(3).reverse().find((t) => t.tag === TAG.SET);

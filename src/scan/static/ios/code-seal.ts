@@ -1,4 +1,4 @@
-import { LimitExceededError } from '../errors';
+import { LimitExceededError, UnreadablePackageError } from '../errors';
 import { LIMITS } from '../limits';
 import { CodePageChecker } from '../macho/code-pages';
 import { bestCodeDirectory, cdHash, parseEmbeddedSignature, specialSlot, SLOT, type CodeDirectory, type EmbeddedSignature } from '../macho/code-signature';
@@ -47,7 +47,8 @@ export async function checkExecutable(
     });
     return { slices: checked };
   } catch (err) {
-    if (!(err instanceof MachoError)) throw err;
+    // A corrupt entry is as unverifiable as a corrupt signature.
+    if (!(err instanceof MachoError) && !(err instanceof UnreadablePackageError)) throw err;
     addProblem(report, `${name}: code signature unreadable (${err.message})`);
     return null;
   }

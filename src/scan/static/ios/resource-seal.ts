@@ -31,6 +31,8 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
   const { files2, rules } = seal;
   const budget: MatchBudget = { steps: 0 };
   const files = zip.names().filter((n) => n.startsWith(appDir) && !n.endsWith('/')).map((n) => n.slice(appDir.length));
+  const long = files.find((f) => f.length > LIMITS.sealPathLength);
+  if (long !== undefined) throw new LimitExceededError('sealPathLength', `the bundle holds a path of ${long.length} characters, over the ${LIMITS.sealPathLength}-character limit`);
   const excluded = (rel: string) => rel === executable || rel === 'Info.plist' || rel === 'CodeResources'
     || rel.startsWith('_CodeSignature/') || rel.startsWith('_MASReceipt/');
   const nestedRoots = findNestedRoots(files.filter((f) => !excluded(f)), rules, budget);
@@ -50,7 +52,7 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
       addProblem(report, `${appDir}${rel}: added after signing (not in the seal)`);
       continue;
     }
-    const problem = await compareFile(zip, appDir + rel, entry, rule.nested, nested);
+    const problem = await compareFile(zip, appDir + rel, entry, rule.nested, nested).catch(unreadable);
     if (problem) addProblem(report, `${appDir}${rel}: ${problem}`);
   }
   for (const root of nestedRoots) {
@@ -68,6 +70,12 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
     const present = zip.has(appDir + rel);
     addProblem(report, `${appDir}${rel}: ${present ? 'sealed, but the resource rules now leave it out' : 'sealed file is missing'}`);
   }
+}
+
+/** A corrupt entry (bad deflate data, a wrong CRC) cannot match its seal: a problem of that file, not of the scan. */
+function unreadable(err: unknown): string {
+  if (err instanceof UnreadablePackageError) return `unreadable (${err.message})`;
+  throw err;
 }
 
 function readSeal(codeResources: Buffer, appDir: string): { files2: PlistDict; rules: ResourceRule[] } | string {
