@@ -3,7 +3,7 @@
 // added, Info.plist, CodeResources, a stripped signature, a patched code page, a broken CMS signature) is a
 // critical ios.seal-broken naming the file, where rcodesign's own verify (which checks executables) agrees.
 import { execFile } from 'node:child_process';
-import { appendFile, copyFile, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildIpa, cleanupFixtures, iosExecutable, iosSigningIdentity, IOS_TEAM_ID, rcodesignVerify, xmlPlist, type IpaOptions } from '../../fixtures/build-packages';
@@ -11,6 +11,8 @@ import { ids, only, scan } from './helpers';
 import type { IosSigning } from '../../../src/scan/types';
 import { LimitExceededError } from '../../../src/scan/static/errors';
 import { checkCms } from '../../../src/scan/static/ios/cms-signer';
+import { LIMITS } from '../../../src/scan/static/limits';
+import { PosixRegex } from '../../../src/scan/static/ios/posix-regex';
 import { CodePageChecker } from '../../../src/scan/static/macho/code-pages';
 import { bestCodeDirectory, parseEmbeddedSignature } from '../../../src/scan/static/macho/code-signature';
 import { MachoError, readSlices, type ByteSource } from '../../../src/scan/static/macho/macho';
@@ -195,6 +197,37 @@ describe('a hostile seal', () => {
       await writeFile(path.join(app, 'Example'), bytes.subarray(0, bytes.length - 3000));
     })).file, 'ios');
     expect(broken(truncated)).toContain('Payload/Example.app/Example: code signature unreadable');
+  });
+});
+
+describe('the seal caps', () => {
+  const incomplete = (r: Awaited<ReturnType<typeof scan>>, limit: string) => expect(only(r, 'scan.incomplete').detail).toContain(`"${limit}"`);
+
+  it('match a rule in steps linear in the path, whatever the pattern', () => {
+    const budget = { steps: 0 };
+    expect(new PosixRegex('^(a*)*(a|a)*.*.*.*.*.*b$').test('a'.repeat(5000), budget)).toBe(false);
+    // A backtracking engine takes exponential time here; the automaton a few steps per character.
+    expect(budget.steps).toBeLessThan(5000 * 20);
+  });
+
+  it('end a bundle path longer than PATH_MAX with scan.incomplete naming the cap', async () => {
+    const deep = `${'d/'.repeat(LIMITS.sealPathLength / 2)}x`;
+    incomplete(await scan((await ipa(async (app) => {
+      await mkdir(path.dirname(path.join(app, deep)), { recursive: true });
+      await writeFile(path.join(app, deep), 'x');
+    })).file, 'ios'), 'sealPathLength');
+  });
+
+  it('end CodeResources with more rules than the cap with scan.incomplete naming it', async () => {
+    const rules2 = Object.fromEntries(Array.from({ length: LIMITS.sealRules + 1 }, (_, k) => [`^r${k}$`, true]));
+    incomplete(await scan((await ipa((app) => writeFile(path.join(app, '_CodeSignature', 'CodeResources'), xmlPlist({ files2: {}, rules2 })))).file, 'ios'), 'sealRules');
+  });
+
+  it('refuse a Mach-O header declaring more load commands than the cap', async () => {
+    const header = Buffer.alloc(32);
+    header.writeUInt32LE(0xfeedfacf, 0);
+    header.writeUInt32LE(LIMITS.machoLoadCommands + 1, 16);
+    await expect(readSlices({ size: 32, ranges: async (r) => r.map(([a, b]) => header.subarray(a, b)) })).rejects.toThrow(LimitExceededError);
   });
 });
 
