@@ -1,9 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { LIMITS } from '../limits';
-import type { ContentDigestAlgorithm } from './content-digest';
 import { FormatError, Reader } from './length-prefixed';
 import { readLineage } from './lineage';
-import { APK_SIGNATURE_ALGORITHMS, publicKeyOf, signaturesToVerify, verifyApkSignature, type ApkSignatureAlgorithm } from './signature-algorithms';
+import { APK_SIGNATURE_ALGORITHMS, publicKeyOf, signaturesToVerify, verifyApkSignature, type ApkDigestAlgorithm, type ApkSignatureAlgorithm } from './signature-algorithms';
 
 /** One signer of a v2, v3 or v3.1 block, as far as it was read. */
 export type SchemeSigner = {
@@ -15,7 +14,7 @@ export type SchemeSigner = {
   /** Declared content digests by signature algorithm id. */
   digests: Array<{ algorithmId: number; digest: Buffer }>;
   /** Content digests its verified signatures vouch for. */
-  verifiedDigests: Set<ContentDigestAlgorithm>;
+  verifiedDigests: Set<ApkDigestAlgorithm>;
   /** v3: the proof-of-rotation certificates, oldest first; null without one. */
   lineage: Buffer[] | null;
   /** v2: scheme ids named by the stripping-protection attribute. v3.0: the rotation-min-sdk attribute. */
@@ -35,9 +34,10 @@ const MAX_RECORDS = 64;
  * Parses the signers of an APK Signature Scheme v2 (`v3: false`) or v3/v3.1 block and verifies each signer's
  * signature over its signed data, its certificate against its public key, and (v3) its SDK range records, as apksig's
  * V2SchemeVerifier and V3SchemeVerifier do. It does not digest the package: each signer's verifiedDigests say which
- * content digests must then be computed and compared.
+ * content digests must then be computed and compared. Which signatures are verified depends on the platform range:
+ * a v2 signer's is `v2Range` (the verified range from Android 7.0), a v3 signer's its own SDK range.
  */
-export function parseSchemeBlock(block: Buffer, v3: boolean): SchemeParse {
+export function parseSchemeBlock(block: Buffer, v3: boolean, v2Range: { minSdk: number; maxSdk: number }): SchemeParse {
   const errors: SchemeParse['errors'] = [];
   const signers: SchemeSigner[] = [];
   let list: Buffer[];
@@ -53,7 +53,7 @@ export function parseSchemeBlock(block: Buffer, v3: boolean): SchemeParse {
     signers.push(signer);
     let check: string | null;
     try {
-      check = parseSigner(bytes, signer, v3);
+      check = parseSigner(bytes, signer, v3, v2Range);
     } catch (err) {
       if (!(err instanceof FormatError)) throw err;
       check = `malformed signer (${err.message})`;
@@ -67,7 +67,7 @@ export function parseSchemeBlock(block: Buffer, v3: boolean): SchemeParse {
 }
 
 /** Null when the signer verifies; else the check that failed. */
-function parseSigner(bytes: Buffer, signer: SchemeSigner, v3: boolean): string | null {
+function parseSigner(bytes: Buffer, signer: SchemeSigner, v3: boolean, v2Range: { minSdk: number; maxSdk: number }): string | null {
   const r = new Reader(bytes);
   const signedData = r.prefixed();
   if (v3) {
@@ -83,8 +83,9 @@ function parseSigner(bytes: Buffer, signer: SchemeSigner, v3: boolean): string |
   const publicKeyBytes = r.prefixed();
   if (signatures.length === 0) return 'no signatures';
   const supported = signatures.filter((s): s is typeof s & { algorithm: ApkSignatureAlgorithm } => !!s.algorithm);
-  const toVerify = signaturesToVerify(supported);
-  if (toVerify.length === 0) return 'no supported signature algorithm';
+  const range = v3 ? signer : v2Range;
+  const toVerify = signaturesToVerify(supported, range.minSdk, range.maxSdk);
+  if (!toVerify) return `no supported signature algorithm for API levels ${range.minSdk}-${range.maxSdk}`;
   const key = publicKeyOf(publicKeyBytes);
   if (!key) return 'malformed public key';
   for (const s of toVerify) {

@@ -3,7 +3,8 @@ import { MalformedApkError, openApkSections, type ApkSections } from './apk-sect
 import { parseSchemeBlock, type SchemeSigner } from './apk-scheme-block';
 import { contentDigests, type ContentDigestAlgorithm } from './content-digest';
 import { verifyJar } from './jar-signature';
-import { APK_SIGNATURE_ALGORITHMS } from './signature-algorithms';
+import { APK_SIGNATURE_ALGORITHMS, type ApkDigestAlgorithm } from './signature-algorithms';
+import { VERITY_CHUNKED_SHA256, verityDigest, verityLayoutProblem } from './verity-digest';
 import { readCentralDirectory } from './zip-entries';
 
 export { MalformedApkError } from './apk-sections';
@@ -103,7 +104,7 @@ async function verifyScheme(
   fail: (scheme: ApkScheme, signer: number | null, check: string) => void, rotationMinSdk: number | undefined, earlier: SchemeOutcome[],
 ): Promise<SchemeOutcome | null> {
   const v3 = scheme !== 'v2';
-  const parsed = parseSchemeBlock(block, v3);
+  const parsed = parseSchemeBlock(block, v3, { minSdk, maxSdk });
   for (const e of parsed.errors) fail(scheme, e.signer, e.check);
   if (parsed.errors.length) return null;
   for (const signer of parsed.signers) {
@@ -120,6 +121,12 @@ async function verifyScheme(
     }
   }
   const wanted = new Set(parsed.signers.flatMap((x) => [...x.verifiedDigests]));
+  // apksig's verifyIntegrity refuses to compute a verity digest over a package not laid out in 4 KiB pages.
+  const layout = wanted.has(VERITY_CHUNKED_SHA256) ? verityLayoutProblem(digests.sections) : null;
+  if (layout) {
+    fail(scheme, null, layout);
+    return null;
+  }
   const actual = await digests.get(wanted);
   for (const signer of parsed.signers) {
     for (const d of signer.digests) {
@@ -128,7 +135,10 @@ async function verifyScheme(
       if (!actual.get(alg.digest)!.equals(d.digest)) fail(scheme, signer.index, `${alg.digest} digest mismatch (the package was changed after signing)`);
     }
   }
-  if (v3 && !failures(parsed)) coverage(parsed.signers, scheme, minSdk, scheme === 'v3' && rotationMinSdk ? rotationMinSdk - 1 : maxSdk, fail);
+  // v3.1 may start at any platform version (the v3.0 block covers the rest), so only maxSdk must be covered (apksig
+  // sets a v3.1 verifier's minSdk to its maxSdk); v3.0 alongside v3.1 only up to the rotation.
+  const from = scheme === 'v3.1' ? maxSdk : minSdk;
+  if (v3 && !failures(parsed)) coverage(parsed.signers, scheme, from, scheme === 'v3' && rotationMinSdk ? rotationMinSdk - 1 : maxSdk, fail);
   return { scheme, signers: parsed.signers };
 }
 
@@ -188,14 +198,19 @@ function result(present: ApkScheme[], verified: SchemeOutcome[], failures: Signa
   return { verified: ok, present: [...new Set(present)], schemes, signers, lineage: ok ? lineageSource ?? [] : [], failures };
 }
 
-/** Content digests computed at most once per package, whatever the number of schemes that need them. */
+/**
+ * Content digests computed at most once per package, whatever the number of schemes that need them. The verity
+ * digest (only for packages signed with --verity-enabled) reads the package once more.
+ */
 class DigestCache {
-  private readonly done = new Map<ContentDigestAlgorithm, Buffer>();
-  constructor(private readonly s: ApkSections) {}
+  private readonly done = new Map<ApkDigestAlgorithm, Buffer>();
+  constructor(readonly sections: ApkSections) {}
 
-  async get(wanted: Set<ContentDigestAlgorithm>): Promise<Map<ContentDigestAlgorithm, Buffer>> {
-    const missing = new Set([...wanted].filter((a) => !this.done.has(a)));
-    if (missing.size) for (const [a, d] of await contentDigests(this.s, missing)) this.done.set(a, d);
+  async get(wanted: Set<ApkDigestAlgorithm>): Promise<Map<ApkDigestAlgorithm, Buffer>> {
+    const missing = [...wanted].filter((a) => !this.done.has(a));
+    const chunked = new Set(missing.filter((a): a is ContentDigestAlgorithm => a !== VERITY_CHUNKED_SHA256));
+    if (chunked.size) for (const [a, d] of await contentDigests(this.sections, chunked)) this.done.set(a, d);
+    if (missing.includes(VERITY_CHUNKED_SHA256)) this.done.set(VERITY_CHUNKED_SHA256, await verityDigest(this.sections));
     return this.done;
   }
 }
