@@ -42,18 +42,24 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
   };
   const seen = new Set<string>();
   const sealed = (rel: string) => (Object.prototype.hasOwnProperty.call(files2, rel) ? files2[rel] : undefined);
+  const sealedFiles: Array<{ rel: string; entry: unknown; nested: boolean }> = [];
   for (const rel of files) {
     if (excluded(rel) || underNested(rel)) continue;
     const rule = findRule(rules, rel, budget);
     if (!rule || rule.omit) continue;
     seen.add(rel);
     const entry = sealed(rel);
-    if (entry === undefined) {
-      addProblem(report, `${appDir}${rel}: added after signing (not in the seal)`);
-      continue;
-    }
-    const problem = await compareFile(zip, appDir + rel, entry, rule.nested, nested).catch(unreadable);
-    if (problem) addProblem(report, `${appDir}${rel}: ${problem}`);
+    if (entry === undefined) addProblem(report, `${appDir}${rel}: added after signing (not in the seal)`);
+    else sealedFiles.push({ rel, entry, nested: rule.nested });
+  }
+  // Files are hashed a few at a time (small files cost a zip read each, more than their hash); nested code, whose
+  // check reports problems of its own, is checked afterwards one by one, so the problems' order never varies.
+  const outcomes = await inPool(sealedFiles.filter((f) => !f.nested), HASHED_AT_ONCE,
+    (f) => compareFile(zip, appDir + f.rel, f.entry, false, nested).catch(unreadable));
+  const byFile = new Map(sealedFiles.filter((f) => !f.nested).map((f, k) => [f, outcomes[k]]));
+  for (const f of sealedFiles) {
+    const problem = f.nested ? await compareFile(zip, appDir + f.rel, f.entry, true, nested).catch(unreadable) : byFile.get(f);
+    if (problem) addProblem(report, `${appDir}${f.rel}: ${problem}`);
   }
   for (const root of nestedRoots) {
     seen.add(root);
@@ -70,6 +76,23 @@ export async function checkResourceSeal(zip: PackageZip, appDir: string, executa
     const present = zip.has(appDir + rel);
     addProblem(report, `${appDir}${rel}: ${present ? 'sealed, but the resource rules now leave it out' : 'sealed file is missing'}`);
   }
+}
+
+/** Sealed files hashed at once: enough to overlap zip reads, inflation and hashing on two cores. */
+const HASHED_AT_ONCE = 4;
+
+/** Runs `task` over `items`, at most `width` at once; results in the items' order. */
+async function inPool<T, R>(items: T[], width: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const k = next++;
+      out[k] = await task(items[k]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return out;
 }
 
 /** A corrupt entry (bad deflate data, a wrong CRC) cannot match its seal: a problem of that file, not of the scan. */
