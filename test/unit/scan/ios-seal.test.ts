@@ -3,7 +3,7 @@
 // added, Info.plist, CodeResources, a stripped signature, a patched code page, a broken CMS signature) is a
 // critical ios.seal-broken naming the file, where rcodesign's own verify (which checks executables) agrees.
 import { execFile } from 'node:child_process';
-import { appendFile, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildIpa, cleanupFixtures, iosExecutable, iosSigningIdentity, IOS_TEAM_ID, rcodesignVerify, xmlPlist, type IpaOptions } from '../../fixtures/build-packages';
@@ -108,6 +108,18 @@ describe('a bundle with an embedded framework', () => {
     expect(ids(await scan((await withFramework()).file, 'ios'))).toEqual([]);
     const patched = await scan((await withFramework((app) => flipByte(path.join(app, 'Frameworks', 'Foo.framework', 'Foo'), 0x4000))).file, 'ios');
     expect(broken(patched)).toContain('Payload/Example.app/Frameworks/Foo.framework/Foo: contents differ from the seal');
+  });
+});
+
+describe('a bundle with a symbolic link', () => {
+  it('verifies the link by its target, and names it when the target changed', async () => {
+    const symlinks = { 'current.txt': 'asset.txt' };
+    expect(ids(await scan((await ipa(undefined, { symlinks })).file, 'ios'))).toEqual([]);
+    const moved = await ipa(async (app) => {
+      await rm(path.join(app, 'current.txt'));
+      await symlink('images/logo.png', path.join(app, 'current.txt'));
+    }, { symlinks });
+    expect(broken(await scan(moved.file, 'ios'))).toContain('Payload/Example.app/current.txt: symbolic link target differs from its seal');
   });
 });
 
