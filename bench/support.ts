@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
 import type { MongoClient } from 'mongodb';
 import os from 'node:os';
 import path from 'node:path';
@@ -134,3 +135,60 @@ export async function startInProcessService(client: MongoClient, uri: string, db
     },
   };
 }
+
+/**
+ * Loads GET /v1/whoami with `connections` clients cycling through `keys`; `stop()` ends the run early, `result` still
+ * resolves. `onResponse` sees each response's latency (ms) as it arrives, for figures over part of the run.
+ */
+export function whoamiLoad(
+  url: string, keys: string[], duration: number, connections = 16, onResponse?: (latencyMs: number, status: number) => void,
+): { stop(): void; result: Promise<autocannon.Result> } {
+  let i = 0;
+  let instance: autocannon.Instance | null = null;
+  const result = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
+      {
+        url,
+        connections,
+        duration,
+        requests: [{ setupRequest: (req: any) => ({ ...req, headers: { authorization: `Bearer ${keys[i++ % keys.length]}` } }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+    if (onResponse) instance.on('response', (_client, status, _bytes, latency) => onResponse(latency, status));
+  });
+  return { stop: () => instance?.stop(), result };
+}
+
+/** The `p`th percentile (0-100) of `xs`, nearest rank; NaN when empty. */
+export function percentile(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** PUTs a file to `url`, streamed from disk (a 500 MB package is never held in memory); its status and body. */
+export function putFile(url: string, file: string): Promise<{ status: number; body: string }> {
+  const size = fs.statSync(file).size;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1024 * 1024 }).pipe(req);
+  });
+}
+
+/** SHA-256 of a file, streamed; reading it also brings it into the page cache. */
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
