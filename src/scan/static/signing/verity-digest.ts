@@ -37,20 +37,21 @@ export async function verityDigest(s: ApkSections): Promise<Buffer> {
   const blockOffset = s.signingBlock?.offset ?? s.cdOffset;
   const eocd = Buffer.from(s.eocd);
   eocd.writeUInt32LE(blockOffset, 16);
-  const leaves: Buffer[] = [];
+  const total = blockOffset + (s.eocdOffset - s.cdOffset) + eocd.length;
+  // One buffer per level, its size known up front (the EOCD makes total > 0).
+  let level = Buffer.alloc(levelSize(total));
+  let leaves = 0;
   let pending = Buffer.alloc(0);
-  let total = 0;
   // Sections need not end on a page: a block may span the central directory and the EOCD.
   const feed = (bytes: Buffer) => {
-    total += bytes.length;
     let p = 0;
     if (pending.length) {
       p = Math.min(PAGE - pending.length, bytes.length);
       pending = Buffer.concat([pending, bytes.subarray(0, p)]);
       if (pending.length < PAGE) return;
-      leaves.push(saltedDigest(pending));
+      saltedDigest(pending).copy(level, DIGEST * leaves++);
     }
-    for (; p + PAGE <= bytes.length; p += PAGE) leaves.push(saltedDigest(bytes.subarray(p, p + PAGE)));
+    for (; p + PAGE <= bytes.length; p += PAGE) saltedDigest(bytes.subarray(p, p + PAGE)).copy(level, DIGEST * leaves++);
     pending = Buffer.from(bytes.subarray(p));
   };
   for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.eocdOffset]] as const) {
@@ -62,25 +63,23 @@ export async function verityDigest(s: ApkSections): Promise<Buffer> {
     }
   }
   feed(eocd);
-  if (pending.length) leaves.push(saltedDigest(Buffer.concat([pending, Buffer.alloc(PAGE - pending.length)])));
-  let level = pageAligned(Buffer.concat(leaves));
+  if (pending.length) saltedDigest(Buffer.concat([pending, Buffer.alloc(PAGE - pending.length)])).copy(level, DIGEST * leaves++);
   while (level.length > PAGE) {
-    const next: Buffer[] = [];
-    for (let p = 0; p < level.length; p += PAGE) next.push(saltedDigest(level.subarray(p, p + PAGE)));
-    level = pageAligned(Buffer.concat(next));
+    const next = Buffer.alloc(levelSize(level.length));
+    for (let p = 0, i = 0; p < level.length; p += PAGE, i++) saltedDigest(level.subarray(p, p + PAGE)).copy(next, DIGEST * i);
+    level = next;
   }
   const out = Buffer.alloc(DIGEST + 8);
-  saltedDigest(level.length ? level : Buffer.alloc(PAGE)).copy(out, 0);
+  saltedDigest(level).copy(out, 0);
   out.writeBigUInt64LE(BigInt(total), DIGEST);
   return out;
 }
 
-function saltedDigest(block: Buffer): Buffer {
-  return createHash('sha256').update(SALT).update(block).digest();
+/** Bytes of the tree level over `dataLength` bytes: one digest per 4 KiB, zero-padded to whole pages. */
+function levelSize(dataLength: number): number {
+  return Math.ceil((Math.ceil(dataLength / PAGE) * DIGEST) / PAGE) * PAGE;
 }
 
-/** A level of the tree zero-padded to whole 4 KiB pages. */
-function pageAligned(level: Buffer): Buffer {
-  const rest = level.length % PAGE;
-  return rest ? Buffer.concat([level, Buffer.alloc(PAGE - rest)]) : level;
+function saltedDigest(block: Buffer): Buffer {
+  return createHash('sha256').update(SALT).update(block).digest();
 }
