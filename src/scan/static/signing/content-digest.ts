@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MalformedApkError, readAt, type ApkSections } from './apk-sections';
+import { MalformedApkError, type ApkSections } from './apk-sections';
 import { READ_CHUNK } from './zip-entries';
 
 /** The content digests of APK Signature Scheme v2/v3 that are computed here. */
@@ -27,9 +27,13 @@ export async function contentDigests(s: ApkSections, algorithms: ReadonlySet<Con
     prefix.writeUInt32LE(chunk.length, 1);
     for (const a of algs) chunkDigests.get(a)!.push(createHash(HASH[a]).update(prefix).update(chunk).digest());
   };
+  // One buffer for every read: each slice is digested before the next read, and 500 MB of fresh buffers cost
+  // garbage collection for nothing.
+  const buffer = Buffer.allocUnsafe(READ_CHUNK);
   for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.eocdOffset]] as const) {
     for (let at = start; at < end; ) {
-      const slice = await readAt(s.fh, at, Math.min(READ_CHUNK, end - at));
+      const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, end - at), at);
+      const slice = buffer.subarray(0, bytesRead);
       if (slice.length === 0) throw new MalformedApkError('the file ends inside a signed section');
       for (let p = 0; p < slice.length; p += CHUNK) digestChunk(slice.subarray(p, Math.min(p + CHUNK, slice.length)));
       at += slice.length;

@@ -71,10 +71,14 @@ export async function digestEntry(s: ApkSections, r: CdRecord, hashes: Sink[], b
   if (r.method !== 0 && r.method !== 8) throw new MalformedApkError(`${r.name}: unsupported compression method ${r.method}`);
   budget.spend(r.method === 0 ? r.compressedSize : r.uncompressedSize, r.name);
   if (r.method === 0) {
+    // Hashes take each slice before the next read, so one buffer serves all of them; a collecting sink copies.
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, r.compressedSize)));
     for (let at = dataStart; at < dataEnd; at += READ_CHUNK) {
-      const slice = await readAt(s.fh, at, Math.min(READ_CHUNK, dataEnd - at));
-      if (slice.length === 0) throw new MalformedApkError(`${r.name}: data truncated`);
+      const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, dataEnd - at), at);
+      if (bytesRead === 0) throw new MalformedApkError(`${r.name}: data truncated`);
+      const slice = buffer.subarray(0, bytesRead);
       for (const h of hashes) h.update(slice);
+      if (bytesRead < Math.min(READ_CHUNK, dataEnd - at)) throw new MalformedApkError(`${r.name}: data truncated`);
     }
     return;
   }
@@ -139,7 +143,7 @@ export type Sink = { update(data: Buffer): unknown };
 export async function readEntry(s: ApkSections, r: CdRecord, max: number, budget: JarBudget): Promise<Buffer> {
   if (r.uncompressedSize > max) throw new LimitExceededError('manifest', `${r.name} declares ${r.uncompressedSize} bytes, over the ${max}-byte limit`);
   const parts: Buffer[] = [];
-  await digestEntry(s, r, [{ update: (b: Buffer) => parts.push(b) }], budget);
+  await digestEntry(s, r, [{ update: (b: Buffer) => parts.push(Buffer.from(b)) }], budget);
   return Buffer.concat(parts);
 }
 
