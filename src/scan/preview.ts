@@ -1,4 +1,4 @@
-import type { Finding, Platform } from './types';
+import type { Finding, Platform } from './model/types';
 
 /** What a client declared when registering a build; the preview engine sees nothing else. */
 export type PreviewMeta = {

@@ -1,4 +1,4 @@
-import type { Finding, Severity } from './types';
+import type { Finding, Severity } from './model/types';
 
 /**
  * Points taken from 100 for each finding of a severity.

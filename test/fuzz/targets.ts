@@ -1,18 +1,18 @@
 // One fuzz target per parser of the static analyser: each feeds untrusted bytes to the parser's entry point
 // the way analyzePackage does, and walks what comes back so lazily decoded parts are exercised too.
 import { writeFileSync } from 'node:fs';
-import { PackageZip } from '../../src/scan/static/zip-reader';
+import { PackageZip } from '../../src/scan/static/package/zip-reader';
 import { parseBinaryXml } from '../../src/scan/static/android/binary-xml';
 import { parseProtoXml } from '../../src/scan/static/android/proto-xml';
 import { resolveFileReference } from '../../src/scan/static/android/resource-table';
-import { UnreadablePackageError } from '../../src/scan/static/errors';
+import { UnreadablePackageError } from '../../src/scan/static/package/errors';
 import { PlistSyntaxError, parseXmlPlist } from '../../src/scan/static/ios/xml-plist';
 import { parsePlistDict } from '../../src/scan/static/ios/read-plist';
 import { provisionFindings, readProvisioningProfile } from '../../src/scan/static/ios/provision-rules';
 import { DerError } from '../../src/scan/static/signing/der';
 import { certificateSignatureOid, pkcs7Certificates } from '../../src/scan/static/signing/pkcs7';
 import { verifyApk } from '../../src/scan/static/signing/apk-verifier';
-import type { XmlElement } from '../../src/scan/static/xml-node';
+import type { XmlElement } from '../../src/scan/static/package/xml-node';
 
 export type Target = {
   /** Runs the parser on one input; resolves with anything, or throws. */

@@ -16,7 +16,7 @@ import { runScanJob } from '../../src/jobs/scan-job';
 import { DEFAULT_RUNNER_OPTIONS } from '../../src/jobs';
 import { scoreAndGrade } from '../../src/scan';
 import { checkSigningContinuity } from '../../src/services/signing-continuity';
-import type { AndroidSigning, IosSigning } from '../../src/scan/types';
+import type { AndroidSigning, IosSigning } from '../../src/scan/model/types';
 import { getScan, registerBuild, uploadPackage } from './scans-support';
 
 let h: Harness;

@@ -3,7 +3,7 @@
 // iOS by its team, or its leaf certificate without one; continuity findings are added without ever cutting a
 // critical one when a scan already holds the most findings it keeps.
 import { observedSigner, operatorSigner, withFindings } from '../../src/services/signing-continuity';
-import type { AndroidSigning, Finding, IosSigning } from '../../src/scan/types';
+import type { AndroidSigning, Finding, IosSigning } from '../../src/scan/model/types';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import type { Finding, Platform, ScanSigning } from '../types';
+import type { Finding, Platform, ScanSigning } from '../model/types';
 import { AAB_MANIFEST, APK_MANIFEST, analyzeAndroid, isAndroidEntry } from './android/analyze-android';
-import { LimitExceededError, UnreadablePackageError } from './errors';
-import { incompleteFinding } from './incomplete';
-import { LIMITS } from './limits';
-import { SEVERITIES } from '../types';
+import { LimitExceededError, UnreadablePackageError } from './package/errors';
+import { incompleteFinding } from './package/incomplete';
+import { LIMITS } from './package/limits';
+import { SEVERITIES } from '../model/types';
 import { analyzeIos, hasIosInfoPlist, isIosEntry } from './ios/analyze-ios';
-import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './unreadable';
-import { PackageZip } from './zip-reader';
+import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './package/unreadable';
+import { PackageZip } from './package/zip-reader';
 
 /**
  * What a static analysis says of a package: its findings, the name and version it gives itself, and who signed it

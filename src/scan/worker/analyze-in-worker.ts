@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { StaticAnalysis } from '../static';
-import { incompleteFinding, type IncompleteCause } from '../static/incomplete';
-import type { Platform } from '../types';
+import { incompleteFinding, type IncompleteCause } from '../static/package/incomplete';
+import type { Platform } from '../model/types';
 import type { WorkerReply, WorkerRequest } from './messages';
 
 export type IsolationOptions = {

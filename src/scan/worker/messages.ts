@@ -1,5 +1,5 @@
 import type { StaticAnalysis } from '../static';
-import type { Platform } from '../types';
+import type { Platform } from '../model/types';
 
 /** What an analysis worker is started with (its workerData). */
 export type WorkerRequest = { filePath: string; platform: Platform; nowMs: number };

@@ -1,5 +1,5 @@
 import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static';
-import type { Finding } from '../../../src/scan/types';
+import type { Finding } from '../../../src/scan/model/types';
 import { androidManifest } from '../../fixtures/build-packages';
 
 /** A fixed clock so certificate and profile expiry do not depend on when the tests run. */

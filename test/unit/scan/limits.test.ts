@@ -4,8 +4,8 @@
 // what overlapping objects decode is capped, `<?` runs and DOCTYPEs cost one pass, a long <real> is refused without
 // backtracking, string pool entries are decoded once, zip records keep none of their bytes, and findings quote at
 // most 1 KB.
-import { LimitExceededError } from '../../../src/scan/static/errors';
-import { LIMITS, type LimitName } from '../../../src/scan/static/limits';
+import { LimitExceededError } from '../../../src/scan/static/package/errors';
+import { LIMITS, type LimitName } from '../../../src/scan/static/package/limits';
 import { parseBinaryXml } from '../../../src/scan/static/android/binary-xml';
 import { parseProtoXml } from '../../../src/scan/static/android/proto-xml';
 import { StringPool } from '../../../src/scan/static/android/string-pool';
@@ -13,7 +13,7 @@ import { parseBinaryPlist } from '../../../src/scan/static/ios/binary-plist';
 import { PlistSyntaxError, parseXmlPlist } from '../../../src/scan/static/ios/xml-plist';
 import { readTlv } from '../../../src/scan/static/signing/der';
 import { pkcs7Certificates } from '../../../src/scan/static/signing/pkcs7';
-import { PackageZip } from '../../../src/scan/static/zip-reader';
+import { PackageZip } from '../../../src/scan/static/package/zip-reader';
 import { buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../../fixtures/build-packages';
 import { binaryPlist, binaryXml, bplistArea, bplistCollection, bplistMarker, sharedReferencePlist, storedZip, storedZipWithCentralExtras, stringPoolChunk, utf16Strings, zip64Declaring } from './craft';
 import { ids, manifest, only, scan } from './helpers';

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { parseBinaryXml } from '../../../src/scan/static/android/binary-xml';
 import { readFields } from '../../../src/scan/static/android/protobuf';
 import { parseProtoXml } from '../../../src/scan/static/android/proto-xml';
-import { UnreadablePackageError } from '../../../src/scan/static/errors';
+import { UnreadablePackageError } from '../../../src/scan/static/package/errors';
 import { PlistSyntaxError, parseXmlPlist } from '../../../src/scan/static/ios/xml-plist';
 import { DerError, readOid, readTlv } from '../../../src/scan/static/signing/der';
 import { pkcs7Certificates } from '../../../src/scan/static/signing/pkcs7';

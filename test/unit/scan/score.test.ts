@@ -2,7 +2,7 @@
 // adding a finding never raises the score (checked over many seeded random finding sets, some holding a finding that
 // says the package was not analysed); a scan that could not analyse its package scores 0 and grades F.
 import { GRADE_BANDS, SEVERITY_PENALTIES, UNANALYSED_FINDING_IDS, gradeForScore, scoreAndGrade, scoreFindings } from '../../../src/scan/score';
-import { SEVERITIES, type Severity } from '../../../src/scan/types';
+import { SEVERITIES, type Severity } from '../../../src/scan/model/types';
 
 // mulberry32: tiny deterministic PRNG so every run checks the same sets.
 function prng(seed: number): () => number {

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { LIMITS } from '../../../src/scan/static/limits';
+import { LIMITS } from '../../../src/scan/static/package/limits';
 import { buildApk, buildIpa, buildZip, cleanupFixtures, writeRawFile } from '../../fixtures/build-packages';
 import { ids, manifest, only, scan } from './helpers';
 

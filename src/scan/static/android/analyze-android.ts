@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { AndroidSigning, Finding } from '../../types';
-import { UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
-import type { PackageZip } from '../zip-reader';
-import { androidAttr, asBool, type XmlElement } from '../xml-node';
+import type { AndroidSigning, Finding } from '../../model/types';
+import { UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
+import type { PackageZip } from '../package/zip-reader';
+import { androidAttr, asBool, type XmlElement } from '../package/xml-node';
 import { applicationFindings } from './app-rules';
 import { isBinaryXml, parseBinaryXml } from './binary-xml';
 import { componentFindings } from './component-rules';

@@ -1,5 +1,5 @@
 import { createHash, X509Certificate } from 'node:crypto';
-import type { AndroidSigner, AndroidSigning, Finding } from '../../types';
+import type { AndroidSigner, AndroidSigning, Finding } from '../../model/types';
 import { certificateFindings } from '../signing/certificate-rules';
 import { isMalformedApk, verifyApk } from '../signing/apk-verifier';
 import type { ApkVerification, SignatureFailure } from '../signing/apk-verification';

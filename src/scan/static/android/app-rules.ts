@@ -1,5 +1,5 @@
-import type { Finding } from '../../types';
-import { androidAttr, asBool, describeAttr, showValue } from '../xml-node';
+import type { Finding } from '../../model/types';
+import { androidAttr, asBool, describeAttr, showValue } from '../package/xml-node';
 import type { ManifestModel } from './manifest-model';
 
 /** minSdk below this: devices without the security model the rules assume (medium). */

@@ -1,5 +1,5 @@
-import type { Finding, Severity } from '../../types';
-import { androidAttr, asString } from '../xml-node';
+import type { Finding, Severity } from '../../model/types';
+import { androidAttr, asString } from '../package/xml-node';
 import type { Component, ManifestModel } from './manifest-model';
 
 // android:launchMode values (R.attr.launchMode).

@@ -1,4 +1,4 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, describeAttr, plainAttr, type XmlElement, type XmlValue } from '../xml-node';
+import { ANDROID_ATTR_IDS, ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, describeAttr, plainAttr, type XmlElement, type XmlValue } from '../package/xml-node';
 import type { ResourceResolver } from './resource-table';
 
 export type ComponentKind = 'activity' | 'activity-alias' | 'service' | 'receiver' | 'provider';

@@ -1,5 +1,5 @@
-import type { Finding } from '../../types';
-import { asBool, asString, childrenNamed, plainAttr, type XmlElement } from '../xml-node';
+import type { Finding } from '../../model/types';
+import { asBool, asString, childrenNamed, plainAttr, type XmlElement } from '../package/xml-node';
 
 /** Findings from a parsed res/xml network security config; `source` names the file for details. */
 export function networkConfigFindings(root: XmlElement, source: string, debuggable: boolean): Finding[] {

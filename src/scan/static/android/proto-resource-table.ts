@@ -1,6 +1,6 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
-import type { XmlValue } from '../xml-node';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
+import type { XmlValue } from '../package/xml-node';
 import { firstField, readFields, str, type ProtoField } from './protobuf';
 import { followReferences, type ResolvedResource, type ResourceResolver, type ResourceStep } from './resource-table';
 

@@ -1,4 +1,4 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../xml-node';
+import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../package/xml-node';
 import { firstField, readFields, str } from './protobuf';
 import { corrupt } from './string-pool';
 

@@ -1,6 +1,6 @@
-import { LimitExceededError, UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
-import type { XmlValue } from '../xml-node';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
+import type { XmlValue } from '../package/xml-node';
 import { StringPool } from './string-pool';
 
 // Chunk and value types from frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h

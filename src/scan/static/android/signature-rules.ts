@@ -1,4 +1,4 @@
-import type { Finding } from '../../types';
+import type { Finding } from '../../model/types';
 
 export type SignatureSchemes = { v1: boolean; v2: boolean; v3: boolean };
 

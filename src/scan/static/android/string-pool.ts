@@ -1,5 +1,5 @@
-import { LimitExceededError, UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 const UTF8_FLAG = 1 << 8;
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { Finding, IosSigning } from '../../types';
-import { UnreadablePackageError } from '../errors';
-import type { PackageZip } from '../zip-reader';
+import type { Finding, IosSigning } from '../../model/types';
+import { UnreadablePackageError } from '../package/errors';
+import type { PackageZip } from '../package/zip-reader';
 import { atsFindings } from './ats-rules';
 import { bundleFindings } from './bundle-rules';
 import { provisionFindings, readProvisioningProfile } from './provision-rules';

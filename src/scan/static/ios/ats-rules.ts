@@ -1,4 +1,4 @@
-import type { Finding } from '../../types';
+import type { Finding } from '../../model/types';
 import { boolAt, dictAt, isDict, stringAt, type PlistDict } from './read-plist';
 
 const WEAK_TLS = new Set(['TLSv1.0', 'TLSv1.1']);

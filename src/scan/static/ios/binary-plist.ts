@@ -7,8 +7,8 @@
 // V8 heap, which the worker's heap limit does not count (every Buffer, and strings over 1 MB): data objects are
 // views of the input, not copies, and the bytes decoded into strings and data are bounded by the plist's own length.
 
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { PlistSyntaxError, type PlistValue } from './xml-plist';
 
 const MAGIC = 'bplist00';

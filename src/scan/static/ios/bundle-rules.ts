@@ -1,4 +1,4 @@
-import type { Finding } from '../../types';
+import type { Finding } from '../../model/types';
 import { boolAt, isDict, stringAt, type PlistDict } from './read-plist';
 
 /** MinimumOSVersion below this: iOS releases that no longer get security updates (medium). */

@@ -1,5 +1,5 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
-import { UnreadablePackageError } from '../errors';
+import { UnreadablePackageError } from '../package/errors';
 import { cdHash, SLOT, type CodeDirectory, type EmbeddedSignature } from '../macho/code-signature';
 import { children, DerError, readOid, readTlv, TAG, type Tlv } from '../signing/der';
 import { pkcs7Certificates } from '../signing/pkcs7';

@@ -1,9 +1,9 @@
-import { LimitExceededError, UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { CodePageChecker } from '../macho/code-pages';
 import { bestCodeDirectory, cdHash, parseEmbeddedSignature, specialSlot, SLOT, type CodeDirectory, type EmbeddedSignature } from '../macho/code-signature';
 import { MachoError, readSlices, type ByteSource, type MachoSlice } from '../macho/macho';
-import type { PackageZip } from '../zip-reader';
+import type { PackageZip } from '../package/zip-reader';
 import { entryBytes } from './entry-bytes';
 import { addProblem, type SealReport } from './seal-report';
 

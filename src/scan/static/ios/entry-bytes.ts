@@ -1,6 +1,6 @@
-import type { LimitName } from '../limits';
+import type { LimitName } from '../package/limits';
 import type { ByteSource } from '../macho/macho';
-import type { PackageZip } from '../zip-reader';
+import type { PackageZip } from '../package/zip-reader';
 
 /**
  * A zip entry as a ByteSource: each call streams the entry once from its start, copies the requested ranges and

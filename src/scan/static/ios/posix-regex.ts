@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 /**
  * POSIX extended regular expressions as codesign compiles the rules of CodeResources (regcomp with REG_EXTENDED |

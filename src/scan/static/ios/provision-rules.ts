@@ -1,5 +1,5 @@
-import type { Finding } from '../../types';
-import { UnreadablePackageError } from '../errors';
+import type { Finding } from '../../model/types';
+import { UnreadablePackageError } from '../package/errors';
 import { boolAt, dictAt, parsePlistDict, stringAt, type PlistDict } from './read-plist';
 
 /**

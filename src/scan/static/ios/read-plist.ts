@@ -1,4 +1,4 @@
-import { LimitExceededError, UnreadablePackageError } from '../errors';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
 import { isBinaryPlist, parseBinaryPlist } from './binary-plist';
 import { parseXmlPlist } from './xml-plist';
 

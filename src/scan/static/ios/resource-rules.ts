@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { PosixRegex, RegexSyntaxError, type MatchBudget } from './posix-regex';
 import { boolAt, isDict } from './read-plist';
 

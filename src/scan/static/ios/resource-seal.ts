@@ -1,7 +1,7 @@
-import { LimitExceededError, UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { isMacho } from '../macho/macho';
-import type { PackageZip } from '../zip-reader';
+import type { PackageZip } from '../package/zip-reader';
 import { entryBytes } from './entry-bytes';
 import type { MatchBudget } from './posix-regex';
 import { isDict, parsePlistDict, type PlistDict } from './read-plist';

@@ -1,7 +1,7 @@
-import type { Finding, IosSigning } from '../../types';
-import { LimitExceededError, UnreadablePackageError } from '../errors';
-import { LIMITS } from '../limits';
-import type { PackageZip } from '../zip-reader';
+import type { Finding, IosSigning } from '../../model/types';
+import { LimitExceededError, UnreadablePackageError } from '../package/errors';
+import { LIMITS } from '../package/limits';
+import type { PackageZip } from '../package/zip-reader';
 import { certificateTeamId, checkCms, describeCertificate, type CmsCheck } from './cms-signer';
 import { cdHashesOf, checkExecutable, type ExecutableSignature } from './code-seal';
 import { parsePlistDict, stringAt } from './read-plist';

@@ -6,8 +6,8 @@
 // every `<?` made 160 KB of them take seconds). Tokens are pulled one at a time, never collected, and the values
 // built are counted against LIMITS.plistValues and nested at most LIMITS.xmlDepth deep.
 
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 export type PlistValue = string | number | boolean | Date | Buffer | PlistValue[] | { [key: string]: PlistValue };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { MachoError } from './macho';
 
 /**

@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 /** A Mach-O file that cannot be read as one: the caller reports it as a finding, never as a crash. */
 export class MachoError extends Error {}

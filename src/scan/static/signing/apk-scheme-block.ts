@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { LIMITS } from '../limits';
+import { LIMITS } from '../package/limits';
 import { FormatError, Reader } from './length-prefixed';
 import { readLineage } from './lineage';
 import { APK_SIGNATURE_ALGORITHMS, publicKeyOf, signaturesToVerify, verifyApkSignature, type ApkDigestAlgorithm, type ApkSignatureAlgorithm } from './signature-algorithms';

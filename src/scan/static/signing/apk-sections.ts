@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 /** A ZIP (APK) the signature verifier is looking at: random access to its bytes, and where its sections are. */
 export type ApkSections = {

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import type { Finding, Severity } from '../../types';
+import type { Finding, Severity } from '../../model/types';
 import { certificateSignatureOid } from './pkcs7';
 
 /** A signing certificate and the schemes it verified with, as findings name them ("v1+v2", "jar"). */

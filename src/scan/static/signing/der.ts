@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 
 /**
  * A BER/DER tag-length-value: `start` is the first byte of the tag, `body` of the contents, `bodyEnd` one past the

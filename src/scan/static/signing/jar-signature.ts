@@ -1,6 +1,6 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import type { ApkSections } from './apk-sections';
 import { DerError, readOid, readTlv } from './der';
 import { digestName, jcaAlgorithm, unsupportedLevels } from './jar-algorithms';

@@ -1,4 +1,4 @@
-import { LIMITS } from '../limits';
+import { LIMITS } from '../package/limits';
 import { DerError, TAG, children, readOid, readTlv, type Tlv } from './der';
 
 const SIGNED_DATA = '1.2.840.113549.1.7.2';

@@ -1,5 +1,5 @@
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { DerError, TAG, children, readOid, readTlv } from './der';
 
 const SIGNED_DATA = '1.2.840.113549.1.7.2';

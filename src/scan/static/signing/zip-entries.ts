@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createInflateRaw, inflateRawSync } from 'node:zlib';
-import { LimitExceededError } from '../errors';
-import { LIMITS } from '../limits';
+import { LimitExceededError } from '../package/errors';
+import { LIMITS } from '../package/limits';
 import { MalformedApkError, readAt, type ApkSections } from './apk-sections';
 
 /** One central-directory record, as apksig's CentralDirectoryRecord reads it. */

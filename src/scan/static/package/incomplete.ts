@@ -1,4 +1,4 @@
-import type { Finding } from '../types';
+import type { Finding } from '../../model/types';
 import { LIMITS, type LimitName } from './limits';
 
 /** Why an analysis stopped before it could say anything: a cap of limits.ts, or the isolation around it. */

@@ -1,4 +1,4 @@
-import type { Finding, Platform } from '../types';
+import type { Finding, Platform } from '../../model/types';
 import type { UnreadablePackageError } from './errors';
 
 const EXPECTED: Record<Platform, string> = {
