@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
-import type { ScanSigning } from '../scan/types';
+import type { ScanSigning } from '../scan/model/types';
 
 export type ScanEngine = 'preview' | 'static';
 

@@ -3,7 +3,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
-import { LIMITS } from '../scan/static/limits';
+import { LIMITS } from '../scan/static/package/limits';
 
 /** Field nesting, fragments flattened (a spread adds no level); introspection's __schema is not counted. */
 export const MAX_DEPTH = 8;

@@ -10,8 +10,8 @@ import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
 import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
 import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
-import { LIMITS } from '../scan/static/limits';
-import type { ScanSigning } from '../scan/types';
+import { LIMITS } from '../scan/static/package/limits';
+import type { ScanSigning } from '../scan/model/types';
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before

@@ -7,7 +7,7 @@
 import type { Deps } from '../deps';
 import type { SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
 import type { Finding } from '../scan';
-import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/types';
+import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/model/types';
 
 /** What a package's signature identifies, as recorded and compared. */
 export type ObservedSigner = Pick<SignerDoc, 'identity' | 'sha256' | 'teamId'>;
