@@ -1,5 +1,5 @@
 /**
- * The folder half of the layer check (docs/architecture.md, "Layer check"). dependency-cruiser resolves the runtime
+ * The folder half of the layer check (CONTRIBUTING.md, "Layer check"). dependency-cruiser resolves the runtime
  * imports of src/, rest/ and resolvers/ (with .dependency-cruiser.cjs; `import type` left out); this script folds
  * them onto folders (a file's own folder, not its parents: dependency-cruiser's folder scope counts `src` together
  * with everything under it, so `src` and `resolvers` would always form a cycle) and finds the strongly connected
