@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
 
 export async function connectMongo(uri: string): Promise<MongoClient> {
   const client = new MongoClient(uri, {
@@ -47,6 +47,28 @@ export async function insertIfAbsent<T extends Document>(collection: Collection<
     if (isDuplicateKeyError(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Inserts the documents in one unordered round trip and returns the positions of those whose unique key was already
+ * taken (by an earlier or a concurrent writer); the others are inserted. Any error other than a duplicate key fails
+ * the call, as does a bulk error that names no document.
+ */
+export async function insertManyIfAbsent<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<Set<number>> {
+  const taken = new Set<number>();
+  if (docs.length === 0) return taken;
+  try {
+    await collection.insertMany(docs, { ordered: false });
+  } catch (error) {
+    if (!(error instanceof MongoBulkWriteError)) throw error;
+    const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    if (writeErrors.length === 0) throw error;
+    for (const writeError of writeErrors) {
+      if (writeError.code !== 11000) throw error;
+      taken.add(writeError.index);
+    }
+  }
+  return taken;
 }
 
 export type { Collection, Db, Document };

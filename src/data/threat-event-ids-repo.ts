@@ -1,6 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { MongoBulkWriteError } from 'mongodb';
-import { ensureIndexes } from './db';
+import { ensureIndexes, insertManyIfAbsent } from './db';
 
 /**
  * Client event ids claimed per app (`eventId` of POST /v1/events): one document per (app, eventId), whose _id is
@@ -35,20 +34,7 @@ export class ThreatEventIdsRepo {
 
   /** Inserts the claims in one round trip; returns the positions of those whose id was already claimed. */
   async claim(docs: ThreatEventIdDoc[]): Promise<Set<number>> {
-    const taken = new Set<number>();
-    if (docs.length === 0) return taken;
-    try {
-      await this.col.insertMany(docs, { ordered: false });
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError)) throw error;
-      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      if (writeErrors.length === 0) throw error;
-      for (const writeError of writeErrors) {
-        if (writeError.code !== 11000) throw error;
-        taken.add(writeError.index);
-      }
-    }
-    return taken;
+    return insertManyIfAbsent(this.col, docs);
   }
 
   /** One claim by _id (the only filter FerretDB serves without a scan). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
-import { ensureIndexes } from './db';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ensureIndexes, insertManyIfAbsent } from './db';
 import type { Detection, Occurrences, ThreatDoc } from './threats-repo';
 
 /**
@@ -53,20 +53,8 @@ export class ThreatMergesRepo {
    * counted by an earlier or concurrent attempt.
    */
   async insert(docs: ThreatMergeDoc[]): Promise<Set<string>> {
-    const existing = new Set<string>();
-    if (docs.length === 0) return existing;
-    try {
-      await this.col.insertMany(docs, { ordered: false });
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError)) throw error;
-      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      if (writeErrors.length === 0) throw error;
-      for (const writeError of writeErrors) {
-        if (writeError.code !== 11000) throw error;
-        existing.add(docs[writeError.index]._id);
-      }
-    }
-    return existing;
+    const taken = await insertManyIfAbsent(this.col, docs);
+    return new Set([...taken].map((i) => docs[i]._id));
   }
 
   /**

@@ -1,5 +1,5 @@
-import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ensureIndexes, insertManyIfAbsent, isDuplicateKeyError } from './db';
 
 export const DETECTIONS = [
   'root_jailbreak',
@@ -107,20 +107,7 @@ export class ThreatsRepo {
 
   /** Inserts new windows in one round trip; returns the positions of those whose id already existed. */
   async insertWindows(docs: ThreatDoc[]): Promise<Set<number>> {
-    const taken = new Set<number>();
-    if (docs.length === 0) return taken;
-    try {
-      await this.col.insertMany(docs, { ordered: false });
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError)) throw error;
-      const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      for (const writeError of writeErrors) {
-        if (writeError.code !== 11000) throw error;
-        taken.add(writeError.index);
-      }
-      if (writeErrors.length === 0) throw error;
-    }
-    return taken;
+    return insertManyIfAbsent(this.col, docs);
   }
 
   /** Inserts one window; false when its id is taken (another ingest opened the same window first). */
