@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type IndexDescription, type OptionalUnlessRequiredId } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type IndexDescription, type OptionalUnlessRequiredId, type WithoutId } from 'mongodb';
 
 export async function connectMongo(uri: string): Promise<MongoClient> {
   const client = new MongoClient(uri, {
@@ -47,6 +47,17 @@ export async function insertIfAbsent<T extends Document>(collection: Collection<
     if (isDuplicateKeyError(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Claims a record keyed by its _id: inserts `doc`, or, when a record of that _id exists but matches `expired` (its
+ * lease or lifetime is over), replaces it in one conditional write. True for exactly one of any number of concurrent
+ * claimers: the unique _id decides the insert, the condition on the stored record decides the take-over.
+ */
+export async function claimOrTakeOver<T extends Document & { _id: string }>(collection: Collection<T>, doc: T, expired: Filter<T>): Promise<boolean> {
+  if (await insertIfAbsent(collection, doc as OptionalUnlessRequiredId<T>)) return true;
+  const replaced = await collection.findOneAndReplace({ _id: doc._id, ...expired } as Filter<T>, doc as WithoutId<T>);
+  return replaced !== null;
 }
 
 /**

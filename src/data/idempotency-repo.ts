@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, insertIfAbsent } from './db';
+import { claimOrTakeOver, ensureIndexes } from './db';
 
 export interface StoredResponse {
   status: number;
@@ -41,10 +41,8 @@ export class IdempotencyRepo {
    * the take-over of an expired record or of an abandoned lease.
    */
   async claim(fresh: IdempotencyDoc, now: Date): Promise<ClaimOutcome> {
-    if (await insertIfAbsent(this.col, fresh)) return { kind: 'claimed' };
-    // An expired record counts as absent: replace it, but only if it is still the expired one.
-    const replaced = await this.col.findOneAndReplace({ _id: fresh._id, expiresAt: { $lte: now } }, fresh);
-    if (replaced) return { kind: 'claimed' };
+    // An expired record counts as absent: it is replaced, but only if it is still the expired one.
+    if (await claimOrTakeOver(this.col, fresh, { expiresAt: { $lte: now } })) return { kind: 'claimed' };
 
     const existing = await this.col.findOne({ _id: fresh._id });
     if (!existing) return this.claim(fresh, now); // deleted meanwhile (a 5xx released it): try again

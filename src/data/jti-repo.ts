@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { claimOrTakeOver, ensureIndexes } from './db';
 
 export interface JtiDoc {
   _id: string; // sha256 of issuer and jti: bounded length whatever the token says
@@ -31,13 +31,6 @@ export class JtiRepo {
    */
   async claim(issuer: string, jti: string, now: Date, expiresAt: Date): Promise<boolean> {
     const doc: JtiDoc = { _id: JtiRepo.idFor(issuer, jti), usedAt: now, expiresAt };
-    try {
-      await this.col.insertOne(doc);
-      return true;
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-    const replaced = await this.col.findOneAndReplace({ _id: doc._id, expiresAt: { $lte: now } }, doc);
-    return replaced !== null;
+    return claimOrTakeOver(this.col, doc, { expiresAt: { $lte: now } });
   }
 }
