@@ -27,7 +27,7 @@ module.exports = {
       comment: 'a module must not import itself back through others (folder cycles: scripts/folder-cycles.ts)',
       severity: 'error',
       from: { path: '^(src|rest|resolvers)/' },
-      to: { circular: true, ...runtime },
+      to: { circular: true, ...runtime, viaOnly: runtime },
     },
   ],
   options: {

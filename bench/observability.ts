@@ -13,7 +13,7 @@ import express from 'express';
 import pino from 'pino';
 import { fmt } from './support';
 import { createLogger, redactPath } from '../src/logger';
-import { requestContext } from '../rest/middleware/request-context';
+import { requestContext } from '../src/http/request-context';
 import { accessLog } from '../src/http/access-log';
 import { httpMetrics } from '../src/metrics/http';
 import { registry } from '../src/metrics/registry';

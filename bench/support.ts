@@ -15,7 +15,7 @@ import { closeDeps, createDeps } from '../src/bootstrap';
 import type { Clock } from '../src/clock';
 import { loadConfig } from '../src/config';
 import type { Deps } from '../src/deps';
-import { createHttpApp } from '../src/http/app';
+import { createHttpApp } from '../src/app';
 import { createLogger } from '../src/logger';
 
 export function freePort(): Promise<number> {

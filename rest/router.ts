@@ -8,7 +8,7 @@ import { route } from './middleware/route';
 import { authenticate, rejectUnauthenticated } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
-import { requestState } from './state';
+import { requestState } from '../src/http/request-state';
 import { handlers } from './handlers';
 
 function dispatch(map: HandlerMap): RequestHandler {

@@ -1,15 +1,15 @@
 import express, { type Express } from 'express';
-import type { Deps } from '../deps';
-import { createGraphqlMiddleware } from '../graphql/apollo';
-import { createRestRouter } from '../../rest/router';
-import { requestContext } from '../../rest/middleware/request-context';
-import { errorHandler } from '../../rest/middleware/errors';
-import { healthz, readyz } from './health';
-import { requestTimeout } from './request-timeout';
-import { accessLog } from './access-log';
-import { graphqlMetrics, httpMetrics, metricsEndpoint } from '../metrics';
-import { requestState } from '../../rest/state';
-import { createConsoleRouter } from './console';
+import type { Deps } from './deps';
+import { createGraphqlMiddleware } from './graphql/apollo';
+import { createRestRouter } from '../rest/router';
+import { requestContext } from './http/request-context';
+import { errorHandler } from '../rest/middleware/errors';
+import { healthz, readyz } from './http/health';
+import { requestTimeout } from './http/request-timeout';
+import { accessLog } from './http/access-log';
+import { graphqlMetrics, httpMetrics, metricsEndpoint } from './metrics';
+import { requestState } from './http/request-state';
+import { createConsoleRouter } from './http/console';
 
 export interface HttpApp {
   app: Express;

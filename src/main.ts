@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createDeps, closeDeps } from './bootstrap';
-import { createHttpApp } from './http/app';
+import { createHttpApp } from './app';
 import { createHttpServer } from './http/server';
 import { resolveDatabase } from './embedded/database';
 import { createAuditRetention, createJobRunner } from './jobs';

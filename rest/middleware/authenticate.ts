@@ -3,8 +3,8 @@ import type { Deps } from '../../src/deps';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import { ANONYMOUS } from '../../src/auth/principal';
 import { createContext } from '../../src/context';
-import { buildProblem, sendProblem } from '../problem';
-import { requestState } from '../state';
+import { buildProblem, sendProblem } from '../../src/http/problem';
+import { requestState } from '../../src/http/request-state';
 
 /**
  * Resolves the credential of a protected operation. A failure is not answered here: the rate limiter first counts

@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { isDomainError, type FieldError } from '../../src/errors';
-import { buildProblem, sendProblem, type Problem } from '../problem';
+import { buildProblem, sendProblem, type Problem } from '../../src/http/problem';
 import type { OperationInfo } from '../spec';
-import { requestState } from '../state';
+import { requestState } from '../../src/http/request-state';
 import { describeLimit } from '../../src/http/json-body';
 
 interface ValidatorError {

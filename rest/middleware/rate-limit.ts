@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../../src/deps';
 import { ANONYMOUS_LIMIT, PLAN_LIMITS } from '../../src/rate-limit/plans';
 import type { Principal } from '../../src/auth/principal';
-import { buildProblem, sendProblem } from '../problem';
-import { requestState } from '../state';
+import { buildProblem, sendProblem } from '../../src/http/problem';
+import { requestState } from '../../src/http/request-state';
 import { addressKey } from '../../src/rate-limit/client-address';
 
 /** The bucket a request counts against, and its limit (docs/contract.md, "Rate limits"). */

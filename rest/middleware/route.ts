@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { matchRoute, type OperationInfo } from '../spec';
-import { buildProblem, sendProblem } from '../problem';
-import { requestState } from '../state';
+import { buildProblem, sendProblem } from '../../src/http/problem';
+import { requestState } from '../../src/http/request-state';
 
 /** Finds the contract's operation for the request: unknown path 404, known path with another method 405. */
 export function route(table: OperationInfo[]): RequestHandler {

@@ -8,11 +8,11 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Deps } from '../deps';
 import { createContext, type RequestContext } from '../context';
 import type { StaffPrincipal } from '../auth/principal';
-import { graphqlGate, STAFF_PRINCIPAL } from '../http/graphql-gate';
+import { graphqlGate } from './gate';
 import { isDomainError } from '../errors';
 import { costError, LIMIT_CODES, limitError, limitRules, MAX_COST, MAX_TOKENS, operationCost } from './limits';
 import { trustedDocumentsGate } from './trusted-documents';
-import { requestState } from '../../rest/state';
+import { requestState, STAFF_PRINCIPAL } from '../http/request-state';
 
 /** Support staff read; only admins run mutations. Services check roles too: this refuses early and plainly. */
 const roleGate: ApolloServerPlugin<RequestContext> = {

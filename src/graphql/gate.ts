@@ -3,9 +3,7 @@ import type { Deps } from '../deps';
 import { authenticateStaff } from '../auth/authenticate';
 import type { StaffPrincipal } from '../auth/principal';
 import { addressKey } from '../rate-limit/client-address';
-
-/** Where the gate leaves the staff principal for the GraphQL context (no second lookup of the token). */
-export const STAFF_PRINCIPAL = 'shieldgateStaff';
+import { STAFF_PRINCIPAL } from '../http/request-state';
 
 function refuse(res: Parameters<RequestHandler>[1], status: 401 | 429, message: string, retryAfter?: number): void {
   // The body is not read: the connection closes after the answer rather than draining whatever the client sends.

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import manifest from '../generated/trusted-documents.json';
-import { STAFF_PRINCIPAL } from '../http/graphql-gate';
+import { STAFF_PRINCIPAL } from '../http/request-state';
 import type { StaffPrincipal } from '../auth/principal';
 import { documentHash, TRUSTED_ID_PREFIX } from './document-hash';
 

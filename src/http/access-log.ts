@@ -2,9 +2,8 @@ import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
-import type { RequestState } from '../../rest/state';
+import { STAFF_PRINCIPAL, type RequestState } from './request-state';
 import { operationOf } from '../metrics/operation';
-import { STAFF_PRINCIPAL } from './graphql-gate';
 
 /** Bytes already written on the connection when the request arrived (keep-alive connections carry many). */
 const writtenBefore = new WeakMap<Response, number>();

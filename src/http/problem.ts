@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { ERROR_STATUS, ERROR_TITLES, type ErrorCode, type FieldError } from '../src/errors';
-import type { RequestState } from './state';
+import { ERROR_STATUS, ERROR_TITLES, type ErrorCode, type FieldError } from '../errors';
+import type { RequestState } from './request-state';
 
 export const PROBLEM_TYPE_BASE = 'https://shieldgate.dev/problems/';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Deps } from '../../src/deps';
-import type { RequestState } from '../state';
+import type { Deps } from '../deps';
+import type { RequestState } from './request-state';
 
 export const API_VERSION = '1.0.0';
 const INCOMING_ID = /^[A-Za-z0-9._-]{8,64}$/;

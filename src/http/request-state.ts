@@ -1,8 +1,8 @@
 import type { Response } from 'express';
-import type { Principal } from '../src/auth/principal';
-import type { Logger } from '../src/logger';
-import type { RequestContext } from '../src/context';
-import type { OperationInfo } from './spec';
+import type { Principal } from '../auth/principal';
+import type { Logger } from '../logger';
+import type { RequestContext } from '../context';
+import type { OperationInfo } from '../../rest/spec';
 
 /** What the middleware chain learns about a request, kept on res.locals under one typed key. */
 export interface RequestState {
@@ -15,6 +15,12 @@ export interface RequestState {
   /** Refuse to send a status the operation does not list (VALIDATE_RESPONSES, on in tests). */
   checkContract?: boolean;
 }
+
+/**
+ * Where /graphql's gate (src/graphql/gate.ts) leaves the staff principal for the GraphQL context (no second lookup of
+ * the token); the access log and the metrics read it there.
+ */
+export const STAFF_PRINCIPAL = 'shieldgateStaff';
 
 export function requestState(res: Response): RequestState {
   return res.locals.shieldgate as RequestState;

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
-import { buildProblem, sendProblem } from '../../rest/problem';
-import type { RequestState } from '../../rest/state';
+import { buildProblem, sendProblem } from '../http/problem';
+import type { RequestState } from '../http/request-state';
 import { registry } from './registry';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { createHttpApp } from '../../src/http/app';
+import { createHttpApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { mintAccessToken } from '../../src/oidc/access-tokens';
 import type { Scope } from '../../src/auth/scopes';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { loadConfig, type Config } from '../../src/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { createHttpApp } from '../../src/http/app';
+import { createHttpApp } from '../../src/app';
 import { createHttpServer } from '../../src/http/server';
 import { ManualClock } from '../../src/clock';
 import { createLogger } from '../../src/logger';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Request } from 'express';
 import { graphqlMetrics } from '../../src/metrics/graphql';
 import { graphqlOutcome } from '../../src/metrics/graphql';
-import { STAFF_PRINCIPAL } from '../../src/http/graphql-gate';
+import { STAFF_PRINCIPAL } from '../../src/http/request-state';
 import { isDirectLoopback } from '../../src/metrics/endpoint';
 import { metrics } from '../../src/metrics/registry';
 import { bucketKind } from '../../src/rate-limit/rate-limiter';

@@ -1,8 +1,8 @@
-// Protects: the contract guard of problem responses (rest/problem.ts): with VALIDATE_RESPONSES on, as in every
+// Protects: the contract guard of problem responses (src/http/problem.ts): with VALIDATE_RESPONSES on, as in every
 // integration test, a problem whose status the operation does not list is sent as a 500 naming the breach, so a
 // test expecting it fails; listed statuses, 500/503 and responses outside any operation pass unchanged.
 import type { Response } from 'express';
-import { buildProblem, sendProblem } from '../../rest/problem';
+import { buildProblem, sendProblem } from '../../src/http/problem';
 import { operationTable } from '../../rest/spec';
 import { createLogger } from '../../src/logger';
 

@@ -1,6 +1,6 @@
 // Protects: the seed's status lists hold (docs/contract.md, "Status codes"). Each operation of the public contract
 // (the API specification v1) lists in openapi/v1.yaml exactly the statuses the contract lists for it, plus 500 and 503; the
-// runtime guard (rest/problem.ts, on in every integration test) then refuses to send any other. Operations added by
+// runtime guard (src/http/problem.ts, on in every integration test) then refuses to send any other. Operations added by
 // docs/contract.md keep their own lists and are only checked to stay within HTTP's error range.
 import { operationTable } from '../../rest/spec';
 
