@@ -44,7 +44,8 @@ export class PackageZip {
       yauzl.open(
         filePath,
         // lazyEntries: walk the central directory at our pace; autoClose false: the fd stays open for reads.
-        { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false },
+        // decodeStrings false: names are decoded from the record's bytes here (see entryName), not by yauzl.
+        { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
         (err, z) => (err || !z ? reject(new UnreadablePackageError('not-zip', `not a zip archive: ${err?.message ?? 'no archive'}`)) : resolve(z)),
       );
     });
@@ -180,7 +181,8 @@ function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Pr
         return;
       }
       // First entry of a name wins, as with Android's package parser.
-      if (keep(entry.fileName) && !kept.has(entry.fileName)) kept.set(entry.fileName, recordOf(entry));
+      const name = entryName(entry.fileName as unknown as Buffer);
+      if (keep(name) && !kept.has(name)) kept.set(name, recordOf(entry, name));
       zip.readEntry();
     });
     zip.on('end', () => resolve({ kept, count }));
@@ -190,9 +192,9 @@ function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Pr
 }
 
 /** The entry's record: copied field by field, so that the Entry, and the buffer its views share, can be collected. */
-function recordOf(entry: yauzl.Entry): EntryRecord {
+function recordOf(entry: yauzl.Entry, name: string): EntryRecord {
   return {
-    name: entry.fileName,
+    name,
     compressionMethod: entry.compressionMethod,
     generalPurposeBitFlag: entry.generalPurposeBitFlag,
     compressedSize: entry.compressedSize,
@@ -201,6 +203,28 @@ function recordOf(entry: yauzl.Entry): EntryRecord {
     versionMadeBy: entry.versionMadeBy,
     externalFileAttributes: entry.externalFileAttributes,
   };
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * An entry's name as Android and apksig know it: the bytes of its central-directory record, nothing else. Android
+ * (libziparchive) finds an entry by comparing those bytes with the UTF-8 of the name it looks for, so the name is
+ * their UTF-8 reading, whatever the language-encoding flag says. yauzl's own decoding would let a package show the
+ * rules a decoy: it takes the name from an Info-ZIP Unicode Path extra field (0x7075) when there is one, and turns
+ * backslashes into slashes, so `assets/x` with such a field, or `res\xml\config.xml`, could stand for an entry Android
+ * reads under another name. Bytes that are not UTF-8 (no name Android looks up) become lone surrogates
+ * U+DC80-U+DCFF, one per byte, so two different byte strings never become one name; a leading byte-order mark is
+ * part of the name (Android does not skip it).
+ */
+export function entryName(raw: Buffer): string {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    let out = '';
+    for (const b of raw) out += String.fromCharCode(b < 0x80 ? b : 0xdc00 + b);
+    return out;
+  }
 }
 
 /**
