@@ -5,7 +5,7 @@ import type { Logger } from './logger';
 import type { Clock } from './clock';
 import type { Repositories } from './data/repositories';
 import { contextCreated } from './metrics/graphql';
-import { createLoaders, type Loaders } from './services/loaders';
+import { createLoaders, type Loaders } from './data/loaders';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
 export interface RequestContext {
@@ -17,7 +17,7 @@ export interface RequestContext {
   deps: Deps;
   /** The GraphQL operation's computed cost, set by the query limits once known (the metrics read it). */
   graphqlCost?: number;
-  /** Batched lookups for GraphQL field resolvers, made per request (src/services/loaders.ts). */
+  /** Batched lookups for GraphQL field resolvers, made per request (src/data/loaders.ts). */
   loaders: Loaders;
 }
 

@@ -1,9 +1,9 @@
 import type { Deps } from '../deps';
-import type { AccessTokenPrincipal } from '../auth/principal';
-import { ACCESS_TOKEN_SCOPES, type Scope } from '../auth/scopes';
+import type { AccessTokenPrincipal } from './principal';
+import { ACCESS_TOKEN_SCOPES, type Scope } from './scopes';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
-import { grantedScopes } from './rule-policy';
+import { grantedScopes } from '../oidc/rule-policy';
 import { newId } from '../ids';
 
 /** Spec, Limits: access tokens live 10 minutes. */

@@ -5,7 +5,7 @@ import type { AppDoc } from '../data/apps-repo';
 import { staffExpiry } from '../data/staff-repo';
 import { isScope } from './scopes';
 import type { Principal } from './principal';
-import { verifyAccessToken } from '../oidc/access-tokens';
+import { verifyAccessToken } from './access-tokens';
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false };
 

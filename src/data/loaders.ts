@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
-import type { Repositories } from '../data/repositories';
-import type { AppDoc } from '../data/apps-repo';
-import type { BuildDoc } from '../data/builds-repo';
-import type { ScanDoc } from '../data/scans-repo';
+import type { Repositories } from './repositories';
+import type { AppDoc } from './apps-repo';
+import type { BuildDoc } from './builds-repo';
+import type { ScanDoc } from './scans-repo';
 
 /** A build as its scans are looked up: by app and id (every scan read is scoped to its app). */
 export interface BuildKey {

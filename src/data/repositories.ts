@@ -6,7 +6,7 @@ import { SigningKeysRepo } from './signing-keys-repo';
 import { IdempotencyRepo } from './idempotency-repo';
 import { AuditRepo } from './audit-repo';
 import { BuildsRepo } from './builds-repo';
-import { UploadLocksRepo } from '../uploads/upload-locks-repo';
+import { UploadLocksRepo } from './upload-locks-repo';
 import { OidcRulesRepo } from './oidc-rules-repo';
 import { JtiRepo } from './jti-repo';
 import { TokenProvenanceRepo } from './token-provenance-repo';

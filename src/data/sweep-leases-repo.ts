@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../data/db';
+import { isDuplicateKeyError } from './db';
 
 export interface SweepLeaseDoc {
   _id: string; // the sweep's name: one document per periodic sweep

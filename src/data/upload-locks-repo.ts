@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from '../data/db';
+import { ensureIndexes, isDuplicateKeyError } from './db';
 
 export interface UploadLockDoc {
   _id: string; // the build id: one upload of an artifact at a time, across every instance

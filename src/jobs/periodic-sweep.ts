@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps';
-import { SweepLeasesRepo } from './sweep-leases-repo';
+import { SweepLeasesRepo } from '../data/sweep-leases-repo';
 
 export interface SweepSpec {
   /** Names the sweep's lease: one instance among all runs it per period. */

@@ -2,7 +2,7 @@ import type { RequestContext } from '../context';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { DomainError } from '../errors';
-import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../oidc/access-tokens';
+import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../auth/access-tokens';
 import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import { CLOCK_TOLERANCE_S, verifyOidcToken } from '../oidc/token-verifier';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createHttpApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
-import { mintAccessToken } from '../../src/oidc/access-tokens';
+import { mintAccessToken } from '../../src/auth/access-tokens';
 import type { Scope } from '../../src/auth/scopes';
 import { bearer, json, readJson, type Harness } from '../support/harness';
 

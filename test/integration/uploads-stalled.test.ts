@@ -7,7 +7,7 @@
 // refused without a look for the rest of the minute.
 import http from 'node:http';
 import { startHarness, type Harness } from '../support/harness';
-import { UploadLocksRepo } from '../../src/uploads/upload-locks-repo';
+import { UploadLocksRepo } from '../../src/data/upload-locks-repo';
 import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';
 import { FAILED_UPLOAD_TOKENS_PER_MINUTE } from '../../src/uploads/failed-upload-tokens';
 

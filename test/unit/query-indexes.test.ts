@@ -12,7 +12,6 @@ const FILES = [
   ...readdirSync(path.join(ROOT, 'src', 'data'))
     .filter((f) => f.endsWith('-repo.ts'))
     .map((f) => path.join('src', 'data', f)),
-  path.join('src', 'uploads', 'upload-locks-repo.ts'),
 ];
 
 /** `file method`: why MongoDB may scan or sort there (collections bounded by design, or work for their owners). */
