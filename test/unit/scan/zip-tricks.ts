@@ -82,3 +82,62 @@ export async function aaptXmlTree(apk: string, entry: string): Promise<string> {
   const { stdout } = await run('aapt', ['dump', 'xmltree', apk, entry], { maxBuffer: 1 << 22 });
   return stdout;
 }
+
+/**
+ * The zip with `tail` appended to the extra field of its last central-directory record (the central directory and the
+ * end record's size follow): bytes a JAR signature does not cover, which end right where the end record starts.
+ */
+export function withCentralTail(zip: Buffer, tail: Buffer): Buffer {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const cdSize = zip.readUInt32LE(eocd + 12);
+  const cdOffset = zip.readUInt32LE(eocd + 16);
+  let last = cdOffset;
+  for (let p = cdOffset; p < cdOffset + cdSize; p += 46 + zip.readUInt16LE(p + 28) + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32)) last = p;
+  const lastEnd = cdOffset + cdSize;
+  const record = Buffer.from(zip.subarray(last, lastEnd));
+  if (record.readUInt16LE(32) !== 0) throw new Error('the last record has a comment');
+  const field = Buffer.concat([u16(0xcafe), u16(tail.length), tail]);
+  record.writeUInt16LE(record.readUInt16LE(30) + field.length, 30);
+  const end = Buffer.from(zip.subarray(eocd));
+  end.writeUInt32LE(cdSize + field.length, 12);
+  return Buffer.concat([zip.subarray(0, last), record, field, end]);
+}
+
+/** A Zip64 end-of-central-directory locator naming a Zip64 end record at `offset`. */
+export function zip64Locator(offset: number): Buffer {
+  const b = Buffer.alloc(20);
+  b.writeUInt32LE(0x07064b50, 0);
+  b.writeBigUInt64LE(BigInt(offset), 8);
+  b.writeUInt32LE(1, 16);
+  return b;
+}
+
+/**
+ * What to put at the end of a zip's central directory (see withCentralTail, whose extra field starts `at`) so that
+ * a reader following a Zip64 locator finds another central directory listing one stored entry, `name` = `data`,
+ * also inside the tail; readers that ignore the locator (Android, when no end-record field is saturated) never see it.
+ */
+export function hiddenDirectoryTail(at: number, name: string, data: Buffer): Buffer {
+  const start = at + 4; // after the extra field's id and length
+  const n = Buffer.from(name);
+  const crc = crc32(data);
+  const local = Buffer.concat([u32(0x04034b50), u16(20), u16(0), u16(0), u16(0), u16(0x21), u32(crc), u32(data.length), u32(data.length), u16(n.length), u16(0), n, data]);
+  const cdAt = start + local.length;
+  const central = Buffer.concat([u32(0x02014b50), u16(20), u16(20), u16(0), u16(0), u16(0), u16(0x21), u32(crc), u32(data.length), u32(data.length), u16(n.length), u16(0), u16(0), u16(0), u16(0), u32(0), u32(start), n]);
+  const record = Buffer.alloc(56);
+  record.writeUInt32LE(0x06064b50, 0);
+  record.writeBigUInt64LE(44n, 4);
+  record.writeUInt16LE(45, 12);
+  record.writeUInt16LE(45, 14);
+  record.writeBigUInt64LE(1n, 24);
+  record.writeBigUInt64LE(1n, 32);
+  record.writeBigUInt64LE(BigInt(central.length), 40);
+  record.writeBigUInt64LE(BigInt(cdAt), 48);
+  return Buffer.concat([local, central, record, zip64Locator(cdAt + central.length)]);
+}
+
+/** Where withCentralTail's extra field will start in `zip`. */
+export function centralTailOffset(zip: Buffer): number {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  return eocd;
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import yauzl from 'yauzl';
 import { LimitExceededError, UnreadablePackageError } from './errors';
 import { LIMITS, type LimitName } from './limits';
@@ -50,6 +51,7 @@ export class PackageZip {
       );
     });
     try {
+      await refuseIgnoredZip64(filePath, zip);
       // The declared count is checked before walking; the walk counts too, in case the declaration lies.
       if (zip.entryCount > LIMITS.zipEntries) throw tooManyEntries(zip.entryCount);
       const { kept, count } = await collectEntries(zip, keep);
@@ -168,6 +170,36 @@ export class PackageZip {
 
   close(): void {
     this.zip.close();
+  }
+}
+
+/**
+ * yauzl follows a Zip64 locator whenever one precedes the end record; Android (libziparchive) and apksig look for one
+ * only when a field of the end record is saturated (0xFFFF / 0xFFFFFFFF), and otherwise read the central directory
+ * the end record names. A locator before an end record with no saturated field, leading elsewhere, would show the
+ * rules a central directory (and an AndroidManifest.xml) that neither the signature verifier nor the platform reads:
+ * such a package is refused. The end record is the one yauzl took: the last signature in the file's tail.
+ */
+async function refuseIgnoredZip64(filePath: string, zip: yauzl.ZipFile): Promise<void> {
+  const fh = await open(filePath, 'r');
+  try {
+    const { size } = await fh.stat();
+    const length = Math.min(size, 20 + 22 + 0xffff);
+    const tail = Buffer.alloc(length);
+    await fh.read(tail, 0, length, size - length);
+    let p = tail.length - 22;
+    while (p >= 0 && tail.readUInt32LE(p) !== 0x06054b50) p--;
+    if (p < 20 || tail.readUInt32LE(p - 20) !== 0x07064b50) return;
+    const count = tail.readUInt16LE(p + 10);
+    const cdOffset = tail.readUInt32LE(p + 16);
+    const saturated = tail.readUInt16LE(p + 8) === 0xffff || count === 0xffff || tail.readUInt32LE(p + 12) === 0xffffffff ||
+      cdOffset === 0xffffffff || tail.readUInt16LE(p + 20) === 0xffff;
+    const yauzlOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+    if (!saturated && (zip.entryCount !== count || yauzlOffset !== cdOffset)) {
+      throw new UnreadablePackageError('not-zip', `ambiguous archive: a Zip64 locator leads to another central directory (${zip.entryCount} entries at offset ${yauzlOffset}) than the end record names (${count} at ${cdOffset}), and Android reads the latter`);
+    }
+  } finally {
+    await fh.close();
   }
 }
 
