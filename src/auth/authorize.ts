@@ -24,12 +24,16 @@ export function authorize(ctx: RequestContext, scope: Scope, opts: { write: bool
 }
 
 /**
- * For operations addressed to an app by id: the app of the credential, or (staff) any app.
- * Another app's id is answered exactly like an unknown one (404), so ids of other tenants cannot be probed.
+ * The one authorization of an operation addressed to an app by id: the caller holds `scope` (staff: any app, writes
+ * for admins only) and the app is theirs and exists. Another app's id is answered exactly like an unknown one (404),
+ * so ids of other tenants cannot be probed. An app credential's app is the one authentication found it for (apps are
+ * never deleted), so only an id named by staff is looked up, through the request's loader.
  */
-export function authorizeForApp(ctx: RequestContext, scope: Scope, appId: string, opts: { write: boolean }): void {
+export async function appAccess(ctx: RequestContext, scope: Scope, appId: string, opts: { write: boolean }): Promise<void> {
   const access = authorize(ctx, scope, opts);
-  if (access.kind === 'app' && access.appId !== appId) throw new DomainError('not_found', 'App not found.');
+  if (access.kind === 'app' ? access.appId !== appId : !(await ctx.loaders.apps.load(appId))) {
+    throw new DomainError('not_found', 'App not found.');
+  }
 }
 
 /** The app a resource lookup is restricted to: null means any app (staff only). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import type { Deps } from '../deps';
-import { authorizeForApp, requireStaff } from '../auth/authorize';
+import { appAccess, requireStaff } from '../auth/authorize';
 import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
@@ -154,7 +154,7 @@ export async function listAudit(deps: Deps, input: AuditListInput) {
 }
 
 export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput & { appId: string }) {
-  authorizeForApp(ctx, 'rules:read', input.appId, { write: false });
+  await appAccess(ctx, 'rules:read', input.appId, { write: false });
   return listAudit(ctx.deps, input);
 }
 

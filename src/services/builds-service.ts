@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from '../context';
-import { appFilter, authorize, authorizeForApp } from '../auth/authorize';
+import { appAccess, appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc, Platform } from '../data/builds-repo';
 import { DomainError, notFound, validationFailed, type FieldError } from '../errors';
 import { newId } from '../ids';
@@ -30,7 +30,7 @@ export const MAX_ARTIFACT_BYTES = 524_288_000;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A build is registered by an app credential only: staff have no app to register it for. */
-function appAccess(ctx: RequestContext, opts: { write: boolean }): string {
+function credentialApp(ctx: RequestContext, opts: { write: boolean }): string {
   const access = authorize(ctx, opts.write ? 'builds:write' : 'builds:read', opts);
   if (access.kind !== 'app') throw new DomainError('forbidden', 'Builds are registered and uploaded with an app credential.');
   return access.appId;
@@ -74,7 +74,7 @@ async function provenanceOf(ctx: RequestContext, appId: string, now: Date): Prom
 
 /** Registers a build of the credential's app; with a declared artifact, the artifact is `pending` with an upload URL. */
 export async function createBuild(ctx: RequestContext, input: CreateBuildInput): Promise<BuildDoc> {
-  const appId = appAccess(ctx, { write: true });
+  const appId = credentialApp(ctx, { write: true });
   validate(input);
   const now = ctx.clock.now();
   const provenance = await provenanceOf(ctx, appId, now);
@@ -113,13 +113,13 @@ export async function getBuild(ctx: RequestContext, id: string): Promise<BuildDo
 }
 
 export async function listBuilds(ctx: RequestContext, appId: string, limit: number): Promise<BuildDoc[]> {
-  authorizeForApp(ctx, 'builds:read', appId, { write: false });
+  await appAccess(ctx, 'builds:read', appId, { write: false });
   return ctx.repos.builds.listForApp(appId, Math.min(Math.max(limit, 1), 100));
 }
 
 /** A fresh upload URL (15 minutes) while the artifact is pending, so a CI job whose URL expired can resume. */
 export async function createUploadUrl(ctx: RequestContext, buildId: string): Promise<BuildDoc> {
-  const appId = appAccess(ctx, { write: true });
+  const appId = credentialApp(ctx, { write: true });
   const build = await ctx.repos.builds.findById(appId, buildId);
   if (!build) throw notFound('Build');
   if (!build.artifact || build.artifact.status !== 'pending') {

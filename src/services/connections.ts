@@ -4,7 +4,7 @@
  * exactly as the older list it replaces did, so REST and GraphQL answer alike.
  */
 import type { RequestContext } from '../context';
-import { authorizeForApp, requireStaff } from '../auth/authorize';
+import { appAccess, requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type AppQuery, type Plan } from '../data/apps-repo';
 import type { BuildDoc, BuildQuery, Platform } from '../data/builds-repo';
 import type { ScanEngine } from '../data/scans-repo';
@@ -78,7 +78,7 @@ function buildQuery(filter: BuildFilterInput | null | undefined): BuildQuery {
 
 /** Builds of the app, newest first, by platform, version, static grade and registration time. */
 export async function buildsConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { filter?: BuildFilterInput | null }): Promise<BuildConnectionPage> {
-  authorizeForApp(ctx, 'builds:read', app._id, { write: false });
+  await appAccess(ctx, 'builds:read', app._id, { write: false });
   const size = pageSize(args.first);
   const query = buildQuery(args.filter);
   const kind = 'connection:builds';
@@ -94,7 +94,7 @@ export async function buildsConnection(ctx: RequestContext, app: AppDoc, args: P
  * whose summary is missing or empty) the app's builds are read as the summary cannot tell.
  */
 export async function latestBuild(ctx: RequestContext, app: AppDoc, platform: Platform | null): Promise<BuildDoc | null> {
-  authorizeForApp(ctx, 'builds:read', app._id, { write: false });
+  await appAccess(ctx, 'builds:read', app._id, { write: false });
   const summary = app.latestBuild;
   if (summary && (!platform || platform === summary.platform)) {
     const build = await ctx.loaders.builds.load(summary.id);
@@ -105,7 +105,7 @@ export async function latestBuild(ctx: RequestContext, app: AppDoc, platform: Pl
 
 /** Scans of the app, newest first, of every engine or of one. */
 export async function scansConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { engine?: ScanEngine | null }): Promise<ScanConnectionPage> {
-  authorizeForApp(ctx, 'scans:read', app._id, { write: false });
+  await appAccess(ctx, 'scans:read', app._id, { write: false });
   const size = pageSize(args.first);
   const engine = args.engine ?? null;
   const kind = 'connection:scans';
@@ -117,7 +117,7 @@ export async function scansConnection(ctx: RequestContext, app: AppDoc, args: Pa
 
 /** Security events of the app, newest first by first occurrence, with the occurrences merged into them since. */
 export async function threatsConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { filter?: ThreatFilterInput | null }): Promise<ThreatConnectionPage> {
-  authorizeForApp(ctx, 'threats:read', app._id, { write: false });
+  await appAccess(ctx, 'threats:read', app._id, { write: false });
   const size = pageSize(args.first);
   const query = toQuery(args.filter);
   const kind = 'connection:threats';
@@ -130,7 +130,7 @@ export async function threatsConnection(ctx: RequestContext, app: AppDoc, args: 
 
 /** Trust rules of the app, newest first. */
 export async function trustRulesConnection(ctx: RequestContext, app: AppDoc, args: PageArgs): Promise<OidcRuleConnectionPage> {
-  authorizeForApp(ctx, 'rules:read', app._id, { write: false });
+  await appAccess(ctx, 'rules:read', app._id, { write: false });
   const size = pageSize(args.first);
   const kind = 'connection:trust_rules';
   const bound = { appId: app._id };
@@ -170,7 +170,7 @@ async function auditConnection(ctx: RequestContext, appId: string | null, args: 
 
 /** The app's audit trail, newest first: whoever may read its trust rules (as GET /v1/apps/{id}/audit-events). */
 export async function appAuditConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { action?: string | null }): Promise<AuditEventConnectionPage> {
-  authorizeForApp(ctx, 'rules:read', app._id, { write: false });
+  await appAccess(ctx, 'rules:read', app._id, { write: false });
   return auditConnection(ctx, app._id, args);
 }
 

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { authorizeForApp, requireStaff } from '../auth/authorize';
+import { appAccess, requireStaff } from '../auth/authorize';
 import { notFound, validationFailed, type FieldError } from '../errors';
 import type { Detection, StatsRow } from '../data/threats-repo';
 import type { BuildDoc, Platform } from '../data/builds-repo';
@@ -85,10 +85,6 @@ function tooManyRows(ctx: RequestContext, what: string): never {
   throw validationFailed([{ pointer: '/range', message: `more than ${ctx.deps.config.dashboards.maxRows} ${what} in the range; narrow it` }]);
 }
 
-/** Staff may name any app, so theirs must exist; an app credential's own app always does. */
-async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
-  if (ctx.principal.kind === 'staff' && !(await ctx.repos.apps.findById(appId))) throw notFound('App');
-}
 
 interface ThreatGroup<V> extends Omit<ThreatCounts, 'devices'> {
   values: V;
@@ -139,9 +135,8 @@ export interface ThreatTrendInput {
 
 /** Per UTC day of first occurrence and detection: merged threats, events and distinct devices, optionally narrowed. */
 export async function threatTrend(ctx: RequestContext, input: ThreatTrendInput): Promise<ThreatTrendPoint[]> {
-  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  await appAccess(ctx, 'threats:read', input.appId, { write: false });
   checkRange(input.range);
-  await requireApp(ctx, input.appId);
   const { platform, appVersion, buildId } = input;
   const groups = await groupThreats(ctx, input.appId, input.range, (row) => {
     if ((platform && row.platform !== platform) || (appVersion && row.appVersion !== appVersion) || (buildId && row.buildId !== buildId)) return null;
@@ -177,10 +172,9 @@ function checkBreakdown(input: ThreatBreakdownInput): number {
  * threats, then events, then devices, then the dimensions' values (so equal groups keep a stable order).
  */
 export async function threatBreakdown(ctx: RequestContext, input: ThreatBreakdownInput): Promise<ThreatBreakdownRow[]> {
-  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  await appAccess(ctx, 'threats:read', input.appId, { write: false });
   checkRange(input.range);
   const first = checkBreakdown(input);
-  await requireApp(ctx, input.appId);
   const by = new Set(input.by);
   const groups = await groupThreats(ctx, input.appId, input.range, (row) => {
     const values = {
@@ -235,9 +229,8 @@ async function latestStaticGrades(ctx: RequestContext, builds: { appId: string; 
 
 /** Builds registered per UTC day, with the grades of their latest static scans (`none` without one). */
 export async function buildTrend(ctx: RequestContext, input: { appId: string; range: DateRange }): Promise<BuildDay[]> {
-  authorizeForApp(ctx, 'builds:read', input.appId, { write: false });
+  await appAccess(ctx, 'builds:read', input.appId, { write: false });
   checkRange(input.range);
-  await requireApp(ctx, input.appId);
   const cap = ctx.deps.config.dashboards.maxRows;
   const builds: { id: string; appId: string; day: string }[] = [];
   for await (const b of ctx.repos.builds.createdIn(input.appId, input.range.from, input.range.to, cap)) {
@@ -260,9 +253,8 @@ export async function buildTrend(ctx: RequestContext, input: { appId: string; ra
 /** Refused OIDC exchanges per UTC day and reason: the counts of oidc.denied entries, of one app or (null) of every app. */
 export async function refusedExchanges(ctx: RequestContext, input: { appId: string | null; range: DateRange }): Promise<RefusalDay[]> {
   if (input.appId === null) requireStaff(ctx, { write: false });
-  else authorizeForApp(ctx, 'rules:read', input.appId, { write: false });
+  else await appAccess(ctx, 'rules:read', input.appId, { write: false });
   checkRange(input.range);
-  if (input.appId !== null) await requireApp(ctx, input.appId);
   const cap = ctx.deps.config.dashboards.maxRows;
   const rows = new Map<string, RefusalDay>();
   let read = 0;

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { authorizeForApp } from '../auth/authorize';
+import { appAccess } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
 import { notFound, validationFailed, type FieldError } from '../errors';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
@@ -53,7 +53,7 @@ function claimErrors(claims: ClaimInput[]): FieldError[] {
  * nor hide refused tries behind one matching call.
  */
 export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims: ClaimInput[]): Promise<DryRunResult> {
-  authorizeForApp(ctx, 'rules:read', appId, { write: false });
+  await appAccess(ctx, 'rules:read', appId, { write: false });
   const app = await ctx.repos.apps.findById(appId);
   if (!app) throw notFound('App');
   const errors = claimErrors(claims);

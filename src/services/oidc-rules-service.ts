@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { authorizeForApp } from '../auth/authorize';
+import { appAccess } from '../auth/authorize';
 import type { Principal } from '../auth/principal';
 import { MAX_RULES_PER_APP, type OidcRuleDoc } from '../data/oidc-rules-repo';
 import { notFound, validationFailed } from '../errors';
@@ -19,15 +19,10 @@ export function actorOf(principal: Principal): string | null {
   }
 }
 
-async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
-  // For app credentials authorizeForApp already answered 404 for other apps; staff may name any id.
-  if (!(await ctx.repos.apps.findById(appId))) throw notFound('App');
-}
 
 /** Creates a trust rule (rules:write, or admin staff). Refusals of spec rule 6 and the 20-rule limit are 422. */
 export async function createOidcRule(ctx: RequestContext, appId: string, input: RuleInput): Promise<OidcRuleDoc> {
-  authorizeForApp(ctx, 'rules:write', appId, { write: true });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'rules:write', appId, { write: true });
   const errors = ruleErrors(input);
   if (errors.length) throw validationFailed(errors, 'The trust rule is not allowed.');
   const doc = await ctx.repos.oidcRules.insertIfRoom({
@@ -54,14 +49,13 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
 
 /** The app's trust rules, oldest first (rules:read, or staff). */
 export async function listOidcRules(ctx: RequestContext, appId: string): Promise<OidcRuleDoc[]> {
-  authorizeForApp(ctx, 'rules:read', appId, { write: false });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'rules:read', appId, { write: false });
   return ctx.repos.oidcRules.listForApp(appId);
 }
 
 /** Deletes a rule; access tokens it produced stop working on their next use (they are checked on every use). */
 export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId: string): Promise<void> {
-  authorizeForApp(ctx, 'rules:write', appId, { write: true });
+  await appAccess(ctx, 'rules:write', appId, { write: true });
   const deleted = await ctx.repos.oidcRules.deleteForApp(appId, ruleId);
   if (!deleted) throw notFound('Trust rule');
   await recordAudit(ctx.deps, {

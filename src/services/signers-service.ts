@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { authorizeForApp } from '../auth/authorize';
+import { appAccess } from '../auth/authorize';
 import type { SignerDoc } from '../data/signers-repo';
 import { notFound, validationFailed, type FieldError } from '../errors';
 import type { Platform } from '../scan';
@@ -19,15 +19,10 @@ const SHA256 = /^[0-9a-fA-F]{64}$/;
 // Apple team identifiers: ten upper-case letters and digits.
 const TEAM_ID = /^[A-Z0-9]{10}$/;
 
-async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
-  // For app credentials authorizeForApp already answered 404 for other apps; staff may name any id.
-  if (!(await ctx.repos.apps.findById(appId))) throw notFound('App');
-}
 
 /** The recorded signing identities of the app's packages (builds:read, or staff), by package then platform. */
 export async function listSigners(ctx: RequestContext, appId: string, pkg: string | null = null): Promise<SignerDoc[]> {
-  authorizeForApp(ctx, 'builds:read', appId, { write: false });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'builds:read', appId, { write: false });
   return ctx.repos.signers.listForApp(appId, pkg);
 }
 
@@ -59,8 +54,7 @@ function inputErrors(input: RecordSignerInput): FieldError[] {
  * whatever was recorded, so later packages signed by it pass the continuity check. Audited as `signer.recorded`.
  */
 export async function recordSigner(ctx: RequestContext, appId: string, input: RecordSignerInput): Promise<SignerDoc> {
-  authorizeForApp(ctx, 'rules:write', appId, { write: true });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'rules:write', appId, { write: true });
   const errors = inputErrors(input);
   if (errors.length) throw validationFailed(errors, 'The signer cannot be recorded.');
   const platform = platformOf(input);

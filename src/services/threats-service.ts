@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context';
 import { runningExports } from '../threats/export-budget';
-import { authorizeForApp } from '../auth/authorize';
+import { appAccess } from '../auth/authorize';
 import { DomainError, notFound, validationFailed } from '../errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
 
@@ -76,10 +76,6 @@ function isPosition(value: unknown): value is Position {
   return Array.isArray(value) && value.length === 2 && Number.isFinite(value[0]) && typeof value[1] === 'string';
 }
 
-/** Staff may name any app, so theirs must exist; an app credential's own app always does. */
-export async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
-  if (ctx.principal.kind === 'staff' && !(await ctx.repos.apps.findById(appId))) throw notFound('App');
-}
 
 /**
  * Security events of an app, newest first by first occurrence. The cursor carries the last (occurredAt, id) seen and
@@ -87,11 +83,10 @@ export async function requireApp(ctx: RequestContext, appId: string): Promise<vo
  * merge yields no duplicate and skips nothing that existed when paging began.
  */
 export async function listThreats(ctx: RequestContext, input: ThreatListInput): Promise<ThreatPage> {
-  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  await appAccess(ctx, 'threats:read', input.appId, { write: false });
   const query = toQuery(input.filter);
   const limit = input.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw validationFailed([{ pointer: '/limit', message: `must be 1 to ${MAX_LIMIT}` }]);
-  await requireApp(ctx, input.appId);
 
   const bound = { appId: input.appId, ...query, from: query.from?.toISOString(), to: query.to?.toISOString() };
   let after: Position | undefined;
@@ -122,11 +117,10 @@ export interface DailyCount {
  * one bounded scan of the range (FerretDB lacks the aggregation operators for it), so the range is bounded too.
  */
 export async function threatStats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): Promise<DailyCount[]> {
-  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  await appAccess(ctx, 'threats:read', input.appId, { write: false });
   const span = input.to.getTime() - input.from.getTime();
   if (!(span > 0)) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
   if (span > MAX_STATS_DAYS * 86_400_000) throw validationFailed([{ pointer: '/to', message: `the range may span at most ${MAX_STATS_DAYS} days` }]);
-  await requireApp(ctx, input.appId);
 
   const buckets = new Map<string, { day: string; detection: Detection; threats: number; events: number; devices: Set<string> }>();
   const foldedUpTo = new Map<string, number>();
@@ -170,9 +164,8 @@ const EXPORT_PAGE = 500;
  * whatever the range, and the order is as stable as the list's while events arrive or a retention sweep runs.
  */
 export async function* exportThreats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): AsyncGenerator<ThreatDoc> {
-  authorizeForApp(ctx, 'threats:read', input.appId, { write: false });
+  await appAccess(ctx, 'threats:read', input.appId, { write: false });
   if (!(input.from.getTime() < input.to.getTime())) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
-  await requireApp(ctx, input.appId);
   // Released when the export ends, fails, or its reader goes away (the caller's loop ends, which returns this).
   const release = runningExports(ctx.deps).acquire(input.appId);
   try {

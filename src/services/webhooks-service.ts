@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { authorizeForApp } from '../auth/authorize';
+import { appAccess } from '../auth/authorize';
 import { MAX_WEBHOOKS_PER_APP, WEBHOOK_EVENTS, type WebhookDoc, type WebhookEvent } from '../data/webhooks-repo';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import { notFound, validationFailed } from '../errors';
@@ -23,9 +23,6 @@ export const DEFAULT_MIN_VERDICT = 'compromised';
 export const DEFAULT_SPIKE_THRESHOLD = 100;
 export const DEFAULT_GRADE_BELOW = 'C';
 
-async function requireApp(ctx: RequestContext, appId: string): Promise<void> {
-  if (!(await ctx.repos.apps.findById(appId))) throw notFound('App');
-}
 
 /** https, or http://127.0.0.1 when the loopback test flag is on; no credentials in the URL. */
 function urlErrors(raw: string, allowLoopback: boolean): FieldError[] {
@@ -53,8 +50,7 @@ function inputErrors(ctx: RequestContext, input: WebhookInput): FieldError[] {
 
 /** Creates a webhook (rules:write, or admin staff); the secret is returned here and never again. */
 export async function createWebhook(ctx: RequestContext, appId: string, input: WebhookInput): Promise<{ webhook: WebhookDoc; secret: string }> {
-  authorizeForApp(ctx, 'rules:write', appId, { write: true });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'rules:write', appId, { write: true });
   const errors = inputErrors(ctx, input);
   if (errors.length) throw validationFailed(errors, 'The webhook is not allowed.');
   const secret = input.secret ?? newWebhookSecret();
@@ -78,15 +74,14 @@ export async function createWebhook(ctx: RequestContext, appId: string, input: W
 
 /** The app's webhooks, oldest first, each with its newest deliveries (rules:read, or staff). */
 export async function listWebhooks(ctx: RequestContext, appId: string): Promise<{ webhook: WebhookDoc; deliveries: WebhookDeliveryDoc[] }[]> {
-  authorizeForApp(ctx, 'rules:read', appId, { write: false });
-  await requireApp(ctx, appId);
+  await appAccess(ctx, 'rules:read', appId, { write: false });
   const webhooks = await ctx.repos.webhooks.listForApp(appId);
   return Promise.all(webhooks.map(async (webhook) => ({ webhook, deliveries: await ctx.repos.webhookDeliveries.recentForWebhook(appId, webhook._id) })));
 }
 
 /** Deletes a webhook and its queued deliveries. */
 export async function deleteWebhook(ctx: RequestContext, appId: string, webhookId: string): Promise<void> {
-  authorizeForApp(ctx, 'rules:write', appId, { write: true });
+  await appAccess(ctx, 'rules:write', appId, { write: true });
   const deleted = await ctx.repos.webhooks.deleteForApp(appId, webhookId);
   if (!deleted) throw notFound('Webhook');
   forgetWebhooks(ctx.repos, appId);
