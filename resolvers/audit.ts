@@ -1,7 +1,7 @@
 import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers } from '../src/generated/graphql';
 import type { AuditDoc } from '../src/data/audit-repo';
 import type { AuditEventConnectionPage } from '../src/services/pages';
-import { listAuditForCaller, listAuditLog } from '../src/services/audit-service';
+import { actorOfEntry, listAuditForCaller, listAuditLog } from '../src/services/audit-service';
 import { auditLogConnection } from '../src/services/connections';
 import { connectionFields, type MappedResolvers } from './views';
 
@@ -11,7 +11,7 @@ const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {
   claims: (e) => e.claims ?? null,
   rules: (e) => e.rules ?? null,
   count: (e) => e.count ?? null,
-  actor: (e) => e.actor ?? null,
+  actor: (e) => actorOfEntry(e),
   resource: (e) => e.resource ?? null,
   targetAppId: (e) => (typeof e.details?.appId === 'string' ? e.details.appId : null),
 };

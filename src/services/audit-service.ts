@@ -15,6 +15,8 @@ export interface AuditEntryInput {
   details?: AuditDoc['details'];
   claims?: AuditDoc['claims'];
   rules?: AuditDoc['rules'];
+  /** Who did it, as actorOf writes it; absent for what no caller did (a refused exchange). */
+  actor?: string | null;
 }
 
 /** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
@@ -33,7 +35,19 @@ export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<v
     details: entry.details ?? {},
     ...(entry.claims ? { claims: entry.claims } : {}),
     ...(entry.rules ? { rules: entry.rules } : {}),
+    ...(entry.actor ? { actor: entry.actor } : {}),
   });
+}
+
+/**
+ * Who did what an entry records, in actorOf's form. Entries written before every writer used actorOf kept the
+ * actor of a trust rule or signer change in `details.actor`, an API key as `key:<id>`: read as `api_key:<id>`.
+ */
+export function actorOfEntry(entry: Pick<AuditDoc, 'actor' | 'details'>): string | null {
+  if (entry.actor) return entry.actor;
+  const legacy = entry.details?.actor;
+  if (typeof legacy !== 'string') return null;
+  return legacy.startsWith('key:') ? `api_key:${legacy.slice('key:'.length)}` : legacy;
 }
 
 /**
@@ -77,7 +91,7 @@ export async function recordAggregatedAudit(
   });
 }
 
-/** Who acts: the staff token of the request, or the operator at the command line. */
+/** Who acts, in the one form every audit entry records: `staff:<id>`, `api_key:<id>`, `oidc_rule:<id>`, `operator:<user>`. */
 export function actorOf(ctx: RequestContext): string {
   const p = ctx.principal;
   switch (p.kind) {

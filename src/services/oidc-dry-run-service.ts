@@ -5,8 +5,7 @@ import { notFound, validationFailed, type FieldError } from '../errors';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import type { RefusalReason } from '../oidc/refusal';
 import { containsCompactJws } from '../oidc/token-shape';
-import { actorOf } from './oidc-rules-service';
-import { recordAggregatedAudit } from './audit-service';
+import { actorOf, recordAggregatedAudit } from './audit-service';
 
 /** One claim of a decoded token payload, as the caller pasted it (non-string values as their JSON text). */
 export interface ClaimInput {
@@ -64,7 +63,7 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
   const payload: Record<string, unknown> = Object.fromEntries(claims.map(({ name, value }) => [name, value]));
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(appId), payload);
   const claimsSeen = ruleClaimsOf(payload);
-  const actor = actorOf(ctx.principal);
+  const actor = actorOf(ctx);
   await recordAggregatedAudit(ctx.deps, {
     appId: app._id,
     action: 'oidc.dry_run',

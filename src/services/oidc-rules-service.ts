@@ -1,23 +1,10 @@
 import type { RequestContext } from '../context';
 import { appAccess } from '../auth/authorize';
-import type { Principal } from '../auth/principal';
 import { MAX_RULES_PER_APP, type OidcRuleDoc } from '../data/oidc-rules-repo';
 import { notFound, validationFailed } from '../errors';
 import { newId } from '../ids';
 import { grantedScopes, ruleErrors, type RuleInput } from '../oidc/rule-policy';
-import { recordAudit } from './audit-service';
-
-/** Who changed a rule, for the audit entry: an id, never a secret. */
-export function actorOf(principal: Principal): string | null {
-  switch (principal.kind) {
-    case 'api_key':
-      return `key:${principal.keyId}`;
-    case 'staff':
-      return `staff:${principal.staffId}`;
-    default:
-      return null;
-  }
-}
+import { actorOf, recordAudit } from './audit-service';
 
 
 /** Creates a trust rule (rules:write, or admin staff). Refusals of spec rule 6 and the 20-rule limit are 422. */
@@ -42,7 +29,8 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     appId,
     action: 'oidc.rule_created',
     ruleId: doc._id,
-    details: { subjectPattern: doc.subjectPattern, scopes: doc.scopes.join(' '), actor: actorOf(ctx.principal) },
+    actor: actorOf(ctx),
+    details: { subjectPattern: doc.subjectPattern, scopes: doc.scopes.join(' ') },
   });
   return doc;
 }
@@ -62,6 +50,7 @@ export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId:
     appId,
     action: 'oidc.rule_deleted',
     ruleId: deleted._id,
-    details: { subjectPattern: deleted.subjectPattern, actor: actorOf(ctx.principal) },
+    actor: actorOf(ctx),
+    details: { subjectPattern: deleted.subjectPattern },
   });
 }

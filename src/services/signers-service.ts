@@ -3,8 +3,7 @@ import { appAccess } from '../auth/authorize';
 import type { SignerDoc } from '../data/signers-repo';
 import { notFound, validationFailed, type FieldError } from '../errors';
 import type { Platform } from '../scan';
-import { recordAudit } from './audit-service';
-import { actorOf } from './oidc-rules-service';
+import { actorOf, recordAudit } from './audit-service';
 import { operatorSigner } from './signing-continuity';
 
 export interface RecordSignerInput {
@@ -76,8 +75,8 @@ export async function recordSigner(ctx: RequestContext, appId: string, input: Re
       teamId: doc.teamId,
       previousSha256: previous?.sha256 ?? null,
       previousTeamId: previous?.teamId ?? null,
-      actor: actorOf(ctx.principal),
     },
+    actor: actorOf(ctx),
   });
   return doc;
 }
