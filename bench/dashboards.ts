@@ -8,12 +8,12 @@
 // embedded default).
 // Run: npx tsx bench/dashboards.ts
 import { MongoClient } from 'mongodb';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/core/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
-import { createLogger } from '../src/logger';
-import { ManualClock } from '../src/clock';
+import { createLogger } from '../src/core/logger';
+import { ManualClock } from '../src/core/clock';
 import { createContext } from '../src/context';
-import type { Deps } from '../src/deps';
+import type { Deps } from '../src/core/deps';
 import { DETECTIONS, type ThreatDoc } from '../src/data/threats-repo';
 import type { ThreatMergeDoc } from '../src/data/threat-merges-repo';
 import type { BuildDoc } from '../src/data/builds-repo';

@@ -12,12 +12,12 @@ import autocannon from 'autocannon';
 import express from 'express';
 import pino from 'pino';
 import { fmt } from './support';
-import { createLogger, redactPath } from '../src/logger';
+import { createLogger, redactPath } from '../src/core/logger';
 import { requestContext } from '../src/http/request-context';
 import { accessLog } from '../src/http/access-log';
 import { httpMetrics } from '../src/metrics/http';
 import { registry } from '../src/metrics/registry';
-import type { Deps } from '../src/deps';
+import type { Deps } from '../src/core/deps';
 
 const CONNECTIONS = 32;
 const ROUNDS = 2;

@@ -188,9 +188,9 @@ type Round = {
 async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
   // Loaded here, not at the top: the timed child processes load only the analyser.
   const { MongoClient } = await import('mongodb');
-  const { loadConfig } = await import('../src/config');
+  const { loadConfig } = await import('../src/core/config');
   const { createDeps, closeDeps } = await import('../src/bootstrap');
-  const { createLogger } = await import('../src/logger');
+  const { createLogger } = await import('../src/core/logger');
   const { createApp } = await import('../src/services/apps-service');
   const { createApiKey } = await import('../src/services/keys-service');
   const mongo = await benchMongo();

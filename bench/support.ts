@@ -10,13 +10,13 @@ import type { MongoClient } from 'mongodb';
 import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../src/embedded/ferretdb';
-import { REPO_ROOT } from '../src/paths';
+import { REPO_ROOT } from '../src/core/paths';
 import { closeDeps, createDeps } from '../src/bootstrap';
-import type { Clock } from '../src/clock';
-import { loadConfig } from '../src/config';
-import type { Deps } from '../src/deps';
+import type { Clock } from '../src/core/clock';
+import { loadConfig } from '../src/core/config';
+import type { Deps } from '../src/core/deps';
 import { createHttpApp } from '../src/app';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/core/logger';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@
 // Run: npm run bench:threats:envelope
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
-import { ManualClock } from '../src/clock';
+import { ManualClock } from '../src/core/clock';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';

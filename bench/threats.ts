@@ -21,10 +21,10 @@
 // Run: npm run bench:threats
 import os from 'node:os';
 import { MongoClient, type Collection } from 'mongodb';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/core/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
-import { createLogger } from '../src/logger';
-import { ManualClock } from '../src/clock';
+import { createLogger } from '../src/core/logger';
+import { ManualClock } from '../src/core/clock';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';
@@ -32,7 +32,7 @@ import { ThreatMergesRepo } from '../src/data/threat-merges-repo';
 import { ensureIndexes } from '../src/data/db';
 import { createContext } from '../src/context';
 import { ingestEvents, type SecurityEventInput } from '../src/services/events-service';
-import type { Deps } from '../src/deps';
+import type { Deps } from '../src/core/deps';
 import { hashDeviceId, mergeKey } from '../src/threats/merge-key';
 import { windowDoc, type PreparedEvent } from '../src/threats/window-doc';
 import { sweepThreats } from '../src/jobs/threat-retention';

@@ -13,9 +13,9 @@ import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { MongoClient } from 'mongodb';
 import { benchMongo, fmt, freePort, makeRandomFile, spawnTs, stopChild, waitForHttp } from './support';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/core/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/core/logger';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 

@@ -6,9 +6,9 @@
 import autocannon from 'autocannon';
 import { MongoClient } from 'mongodb';
 import { benchMongo, benchRedis, fmt, freePort, spawnTs, stopChild, waitForHttp } from './support';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/core/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
-import { createLogger } from '../src/logger';
+import { createLogger } from '../src/core/logger';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 

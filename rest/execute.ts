@@ -1,7 +1,7 @@
 import { execute as executeGraphql, GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { RequestContext } from '../src/context';
-import { isDomainError } from '../src/errors';
+import { isDomainError } from '../src/core/errors';
 import { operationCost } from '../src/graphql/limits';
 
 /**

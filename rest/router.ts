@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { Deps } from '../src/deps';
+import type { Deps } from '../src/core/deps';
 import { jsonBody } from '../src/http/json-body';
 import { operationTable, specCopy } from './spec';
 import type { HandlerMap } from './handler';

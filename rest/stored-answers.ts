@@ -1,4 +1,4 @@
-import type { Deps } from '../src/deps';
+import type { Deps } from '../src/core/deps';
 import { signUploadToken, uploadUrl } from '../src/uploads/upload-token';
 
 /**

@@ -16,7 +16,7 @@ import * as resolversPlugin from '@graphql-codegen/typescript-resolvers';
 import { parse } from 'graphql';
 import { build } from 'esbuild';
 import { loadTypeDefs } from '../src/graphql/type-defs';
-import { REPO_ROOT, OPENAPI_FILE } from '../src/paths';
+import { REPO_ROOT, OPENAPI_FILE } from '../src/core/paths';
 import { CONSOLE_OPERATIONS_DIR, REST_OPERATIONS_DIR, readOperationFiles, trustedDocumentsManifest, trustedDocumentsTable } from './operation-files';
 import { typedDocuments } from './operation-documents';
 

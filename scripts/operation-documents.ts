@@ -7,7 +7,7 @@ import { codegen } from '@graphql-codegen/core';
 import * as operationsPlugin from '@graphql-codegen/typescript-operations';
 import * as typedDocumentPlugin from '@graphql-codegen/typed-document-node';
 import type { DocumentNode } from 'graphql';
-import { REPO_ROOT } from '../src/paths';
+import { REPO_ROOT } from '../src/core/paths';
 import type { OperationFile } from './operation-files';
 
 /** Result and variable types plus a TypedDocumentNode per operation (`<Name>Document`). */

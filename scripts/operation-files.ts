@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kind, parse, type DocumentNode } from 'graphql';
 import { documentHash, TRUSTED_ID_PREFIX } from '../src/graphql/document-hash';
-import { REPO_ROOT } from '../src/paths';
+import { REPO_ROOT } from '../src/core/paths';
 
 export const REST_OPERATIONS_DIR = path.join(REPO_ROOT, 'rest', 'operations');
 export const CONSOLE_OPERATIONS_DIR = path.join(REPO_ROOT, 'console', 'operations');

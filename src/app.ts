@@ -1,5 +1,5 @@
 import express, { type Express } from 'express';
-import type { Deps } from './deps';
+import type { Deps } from './core/deps';
 import { createGraphqlMiddleware } from './graphql/apollo';
 import { createRestRouter } from '../rest/router';
 import { requestContext } from './http/request-context';

@@ -1,9 +1,9 @@
 import Redis from 'ioredis';
 import type { MongoClient } from 'mongodb';
-import type { Config } from './config';
-import type { Deps } from './deps';
-import { systemClock, type Clock } from './clock';
-import { createLogger, type Logger } from './logger';
+import type { Config } from './core/config';
+import type { Deps } from './core/deps';
+import { systemClock, type Clock } from './core/clock';
+import { createLogger, type Logger } from './core/logger';
 import { connectMongo } from './data/db';
 import { createRepositories, ensureAllIndexes } from './data/repositories';
 import { SigningKeys } from './crypto/signing-keys';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from './deps';
+import type { Deps } from './core/deps';
 import type { Principal } from './auth/principal';
-import type { Logger } from './logger';
-import type { Clock } from './clock';
+import type { Logger } from './core/logger';
+import type { Clock } from './core/clock';
 import type { Repositories } from './data/repositories';
 import { contextCreated } from './metrics/graphql';
 import { createLoaders, type Loaders } from './data/loaders';

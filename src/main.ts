@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig, type Config } from './config';
-import { createLogger } from './logger';
+import { ConfigError, loadConfig, type Config } from './core/config';
+import { createLogger } from './core/logger';
 import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './app';
 import { createHttpServer } from './http/server';

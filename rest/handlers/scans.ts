@@ -1,5 +1,5 @@
 import type { Handler } from '../handler';
-import { notFound } from '../../src/errors';
+import { notFound } from '../../src/core/errors';
 import { execute } from '../execute';
 import { pathParams } from '../request';
 import type { components } from '../../src/generated/openapi';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/core/deps';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import { ANONYMOUS } from '../../src/auth/principal';
 import { createContext } from '../../src/context';

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request } from 'express';
-import { isDomainError, type FieldError } from '../../src/errors';
+import { isDomainError, type FieldError } from '../../src/core/errors';
 import { buildProblem, sendProblem, type Problem } from '../../src/http/problem';
 import type { OperationInfo } from '../spec';
 import { requestState } from '../../src/http/request-state';

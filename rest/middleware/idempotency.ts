@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/core/deps';
 import { isAppPrincipal, type AppPrincipal } from '../../src/auth/principal';
 import type { StoredResponse } from '../../src/data/idempotency-repo';
 import { buildProblem, sendProblem } from '../../src/http/problem';

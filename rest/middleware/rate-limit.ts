@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/core/deps';
 import { ANONYMOUS_LIMIT, PLAN_LIMITS } from '../../src/rate-limit/plans';
 import type { Principal } from '../../src/auth/principal';
 import { buildProblem, sendProblem } from '../../src/http/problem';

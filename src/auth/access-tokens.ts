@@ -1,10 +1,10 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { AccessTokenPrincipal } from './principal';
 import { ACCESS_TOKEN_SCOPES, type Scope } from './scopes';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { grantedScopes } from '../oidc/rule-policy';
-import { newId } from '../ids';
+import { newId } from '../core/ids';
 
 /** Spec, Limits: access tokens live 10 minutes. */
 export const ACCESS_TOKEN_TTL_S = 600;

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { parseBearer } from '../crypto/credentials';
 import { secretMatches } from '../crypto/secrets';
 import type { AppDoc } from '../data/apps-repo';

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import type { RequestContext } from '../context';
 import type { Scope } from './scopes';
 

@@ -1,11 +1,11 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig } from '../core/config';
 import { createDeps, closeDeps } from '../bootstrap';
-import { createLogger } from '../logger';
+import { createLogger } from '../core/logger';
 import { resolveDatabase } from '../embedded/database';
-import { isDomainError } from '../errors';
-import type { Deps } from '../deps';
+import { isDomainError } from '../core/errors';
+import type { Deps } from '../core/deps';
 import { createApp } from '../services/apps-service';
 import { createApiKey, createStaff, listStaff, revokeApiKey, revokeStaff } from '../services/keys-service';
 import { listAudit, recordAction } from '../services/audit-service';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 
 /**
  * Opaque, authenticated page cursors. A cursor carries its position and a digest of the filter it was made for, and

@@ -1,8 +1,8 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type CryptoKey } from 'jose';
 import type { SigningKeysRepo, SigningKeyDoc } from '../data/signing-keys-repo';
-import type { Clock } from '../clock';
-import { randomAlnum } from '../ids';
-import { ConfigError } from '../config';
+import type { Clock } from '../core/clock';
+import { randomAlnum } from '../core/ids';
+import { ConfigError } from '../core/config';
 import { openJwk, sealJwk } from './key-sealing';
 
 export type TokenType = 'access' | 'upload';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { Config } from '../config';
+import type { Config } from '../core/config';
 import { startFerretDb } from './ferretdb';
 
 /** Where a running service records the address of its embedded database, so the CLI reaches the same one. */

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { authenticateStaff } from '../auth/authenticate';
 import type { StaffPrincipal } from '../auth/principal';
 import { addressKey } from '../rate-limit/client-address';

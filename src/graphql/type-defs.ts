@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { SCHEMA_DIR } from '../paths';
+import { SCHEMA_DIR } from '../core/paths';
 
 /** The SDL of every domain, one file each under schema/, in a stable order (base first). */
 export function loadTypeDefs(): string {

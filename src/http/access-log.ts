@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { STAFF_PRINCIPAL, type RequestState } from './request-state';
 import { operationOf } from '../metrics/operation';
 
@@ -62,7 +62,7 @@ function createAccessLogger(logger: Logger): RequestHandler {
 /**
  * One access-log line per request (pino-http), written when the response is finished or, for a request the client
  * abandoned, when the connection closes (`aborted: true`, level warn). It logs through the service's logger as it is
- * when the request arrives, so the secret redaction of src/logger.ts applies to it as to every line.
+ * when the request arrives, so the secret redaction of src/core/logger.ts applies to it as to every line.
  */
 export function accessLog(currentLogger: () => Logger): RequestHandler {
   const byLogger = new WeakMap<Logger, RequestHandler>();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Router, type Response } from 'express';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT } from '../core/paths';
 
 /** Where `npm run build:console` writes index.html and assets/ (console/build.ts). */
 export const CONSOLE_DIST = path.join(REPO_ROOT, 'dist', 'console');

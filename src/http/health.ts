@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 
 /** Liveness: the process answers. */
 export const healthz: RequestHandler = (_req, res) => {

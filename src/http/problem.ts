@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ERROR_STATUS, ERROR_TITLES, type ErrorCode, type FieldError } from '../errors';
+import { ERROR_STATUS, ERROR_TITLES, type ErrorCode, type FieldError } from '../core/errors';
 import type { RequestState } from './request-state';
 
 export const PROBLEM_TYPE_BASE = 'https://shieldgate.dev/problems/';

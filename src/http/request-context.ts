@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { RequestState } from './request-state';
 
 export const API_VERSION = '1.0.0';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Principal } from '../auth/principal';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import type { RequestContext } from '../context';
 import type { OperationInfo } from '../../rest/spec';
 

@@ -1,5 +1,5 @@
 import http, { type RequestListener } from 'node:http';
-import type { Config } from '../config';
+import type { Config } from '../core/config';
 
 /**
  * The HTTP server with its connection budgets. Headers must arrive within HEADERS_TIMEOUT_MS on every route (a

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { createPeriodicSweep, removeInBatches, type PeriodicSweep } from './periodic-sweep';
 
 const DAY_MS = 86_400_000;

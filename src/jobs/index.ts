@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { JobRunner, type JobHandler, type RunnerOptions } from './job-runner';
 import { giveUpScanJob, runScanJob, scanWorkersFor } from './scan-job';
 import type { ScanWorkers } from '../scan/worker';

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
 import type { ScanJobDoc, ScanJobsRepo } from '../data/scan-jobs-repo';
 import { metrics } from '../metrics/registry';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { SweepLeasesRepo } from '../data/sweep-leases-repo';
 
 export interface SweepSpec {

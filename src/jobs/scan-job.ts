@@ -1,5 +1,5 @@
 import { notifyScanCompleted } from '../webhooks/enqueue';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { ScanJobDoc } from '../data/scan-jobs-repo';
 import type { ScanDoc } from '../data/scans-repo';
 import type { Finding } from '../scan';

@@ -1,5 +1,5 @@
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
 import type { Repositories } from '../data/repositories';
 import { REPLACE_WITHIN_MS } from '../threats/event-claims';
 

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { createPeriodicSweep, removeInBatches, type PeriodicSweep } from './periodic-sweep';
 
 /** Deliveries stay visible this long after they were queued (they settle within 24 h). */

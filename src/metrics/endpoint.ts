@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Config } from '../config';
+import type { Config } from '../core/config';
 import { buildProblem, sendProblem } from '../http/problem';
 import type { RequestState } from '../http/request-state';
 import { registry } from './registry';

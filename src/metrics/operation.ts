@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
-import { REPO_ROOT } from '../paths';
+import { REPO_ROOT } from '../core/paths';
 import { STAFF_PRINCIPAL, type RequestState } from '../http/request-state';
 
 /** Which surface a request was for: a label with a fixed set of values. */

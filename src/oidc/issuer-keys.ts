@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import type { Clock } from '../clock';
+import type { Clock } from '../core/clock';
 
 const DISCOVERY_PATH = '/.well-known/openid-configuration';
 /** Keys are read again after this long even when every kid is known, so a key the issuer withdrew stops verifying. */

@@ -2,7 +2,7 @@
  * Which trust rules may exist (spec, Authentication rule 6) and which rules a verified token satisfies.
  * Pure functions, so every branch is covered by unit tests.
  */
-import type { FieldError } from '../errors';
+import type { FieldError } from '../core/errors';
 import { ACCESS_TOKEN_SCOPES, DEVICE_SCOPES, RULES_SCOPES, isScope, type Scope } from '../auth/scopes';
 import { MAX_WILDCARDS, parsePattern, wildcardCount } from './subject';
 

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import { embeddedIpv4, ipv6Prefix64 } from '../ip-address';
+import { embeddedIpv4, ipv6Prefix64 } from '../core/ip-address';
 
 /**
  * The key a client address counts under in per-address limits. An IPv6 host is usually given a whole /64 and can

@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type Redis from 'ioredis';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 import { WINDOW_SECONDS } from './plans';
 import { metrics } from '../metrics/registry';
 

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../context';
 import { requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
-import { validationFailed } from '../errors';
-import { newId } from '../ids';
-import type { Deps } from '../deps';
+import { validationFailed } from '../core/errors';
+import { newId } from '../core/ids';
+import type { Deps } from '../core/deps';
 import { actorOf, recordAction } from './audit-service';
 
 export interface CreateAppInput {

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { appAccess, requireStaff } from '../auth/authorize';
 import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
-import { DomainError } from '../errors';
-import { newId } from '../ids';
+import { DomainError } from '../core/errors';
+import { newId } from '../core/ids';
 
 export interface AuditEntryInput {
   appId: string;

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { Principal } from '../auth/principal';
 import type { BuildDoc } from '../data/builds-repo';
 import { createPreviewScan, queueStaticScan } from './scans-service';

@@ -9,7 +9,7 @@ import { PLANS, type AppDoc, type AppQuery, type Plan } from '../data/apps-repo'
 import type { BuildDoc, BuildQuery, Platform } from '../data/builds-repo';
 import type { ScanEngine } from '../data/scans-repo';
 import { AUDIT_ACTIONS, type AuditAction } from '../data/audit-repo';
-import { validationFailed, type FieldError } from '../errors';
+import { validationFailed, type FieldError } from '../core/errors';
 import { GRADE_BANDS } from '../scan/score';
 import { toQuery, withMerged, type ThreatFilterInput } from './threats-service';
 import {

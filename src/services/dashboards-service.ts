@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context';
 import { appAccess, requireStaff } from '../auth/authorize';
-import { notFound, validationFailed, type FieldError } from '../errors';
+import { notFound, validationFailed, type FieldError } from '../core/errors';
 import type { Detection, StatsRow } from '../data/threats-repo';
 import type { BuildDoc, Platform } from '../data/builds-repo';
 import type { LatestBuildDoc } from '../data/apps-repo';

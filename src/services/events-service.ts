@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context';
-import type { FieldError } from '../errors';
-import { validationFailed } from '../errors';
+import type { FieldError } from '../core/errors';
+import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_ACTIONS, THREAT_VERDICTS, type ThreatDoc } from '../data/threats-repo';
 import { requireDeviceKey } from '../threats/device-principal';
 import { hashDeviceId, mergeKey, threatIdFor } from '../threats/merge-key';

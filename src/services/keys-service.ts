@@ -1,12 +1,12 @@
 import type { RequestContext } from '../context';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import { requireStaff } from '../auth/authorize';
 import { isScope, SCOPES } from '../auth/scopes';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
 import { formatApiKey, formatStaffToken } from '../crypto/credentials';
 import { newSecret, sha256Hex } from '../crypto/secrets';
-import { DomainError, notFound, validationFailed } from '../errors';
-import { randomAlnum } from '../ids';
+import { DomainError, notFound, validationFailed } from '../core/errors';
+import { randomAlnum } from '../core/ids';
 import { STAFF_DEFAULT_TTL_MS, staffExpiry, type StaffDoc, type StaffRole } from '../data/staff-repo';
 import { actorOf, recordAction } from './audit-service';
 

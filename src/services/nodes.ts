@@ -12,7 +12,7 @@ import type { ThreatDoc } from '../data/threats-repo';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import type { AuditDoc } from '../data/audit-repo';
-import { validationFailed } from '../errors';
+import { validationFailed } from '../core/errors';
 import { getApp } from './apps-service';
 import { getBuild } from './builds-service';
 import { withMerged } from './threats-service';

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import { appAccess } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
-import { notFound, validationFailed, type FieldError } from '../errors';
+import { notFound, validationFailed, type FieldError } from '../core/errors';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
 import type { RefusalReason } from '../oidc/refusal';
 import { containsCompactJws } from '../oidc/token-shape';

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import { mintAccessToken, ACCESS_TOKEN_TTL_S } from '../auth/access-tokens';
 import { OidcRefusal, isOidcRefusal, type RefusalReason } from '../oidc/refusal';
 import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';

@@ -6,7 +6,7 @@ import type { ThreatDoc } from '../data/threats-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
 import type { AuditDoc } from '../data/audit-repo';
-import { DomainError, validationFailed } from '../errors';
+import { DomainError, validationFailed } from '../core/errors';
 
 /**
  * One page of a Relay connection, as services return it: the documents, each one's cursor, and whether more follow.

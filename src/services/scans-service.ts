@@ -1,10 +1,10 @@
 import type { RequestContext } from '../context';
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { Principal } from '../auth/principal';
 import { appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc, ScanEngine } from '../data/scans-repo';
-import { newId } from '../ids';
+import { newId } from '../core/ids';
 import { previewFindings, scoreAndGrade, type Finding, type PreviewMeta } from '../scan';
 
 export interface ScanSummary {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import { appAccess } from '../auth/authorize';
 import type { SignerDoc } from '../data/signers-repo';
-import { notFound, validationFailed, type FieldError } from '../errors';
+import { notFound, validationFailed, type FieldError } from '../core/errors';
 import type { Platform } from '../scan';
 import { actorOf, recordAudit } from './audit-service';
 import { operatorSigner } from './signing-continuity';

@@ -4,7 +4,7 @@
  * recorded signer (a low finding, and the record moves). Unverified signatures never record nor move anything: an
  * attacker's broken package must not become the reference.
  */
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
 import type { Finding } from '../scan';
 import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/model/types';

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import { staffExpiry, type StaffRole } from '../data/staff-repo';
 
 export interface StaffIdentityView {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import { runningExports } from '../threats/export-budget';
 import { appAccess } from '../auth/authorize';
-import { DomainError, notFound, validationFailed } from '../errors';
+import { DomainError, notFound, validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
 
 export const DEFAULT_LIMIT = 25;

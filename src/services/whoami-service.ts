@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 import type { Plan } from '../data/apps-repo';
 
 export interface WhoamiView {

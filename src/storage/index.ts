@@ -1,5 +1,5 @@
-import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
 import type { ArtifactStore } from './artifact-store';
 import { FsArtifactStore } from './fs-store';
 import { S3ArtifactStore } from './s3-store';

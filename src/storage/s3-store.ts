@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { assertKey, StoreUnavailableError, type ArtifactStore } from './artifact-store';
 import { uploadStream } from './s3-multipart';
-import type { Logger } from '../logger';
+import type { Logger } from '../core/logger';
 
 export interface S3StoreOptions {
   bucket: string;

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 
 /**
  * The stub attestation engine (docs/contract.md, "Attestation (stub)"). It reads the token as a compact JWS and looks at its claims, but verifies

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import type { Scope } from '../auth/scopes';
-import { DomainError } from '../errors';
+import { DomainError } from '../core/errors';
 
 /**
  * Device operations (events, attestation) accept API keys only. An access token never carries a device scope; if one

@@ -1,5 +1,5 @@
-import { perInstance } from '../deps';
-import { DomainError } from '../errors';
+import { perInstance } from '../core/deps';
+import { DomainError } from '../core/errors';
 
 /** Exports of one app running at once on an instance: a SIEM back-fill needs one; a second covers a retry. */
 export const EXPORTS_PER_APP = 2;

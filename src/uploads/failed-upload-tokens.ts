@@ -1,4 +1,4 @@
-import { perInstance, type Deps } from '../deps';
+import { perInstance, type Deps } from '../core/deps';
 
 /**
  * Upload URLs that fail their check, per client address and minute, before that address's next ones are refused

@@ -1,5 +1,5 @@
-import { perInstance, type Deps } from '../deps';
-import { DomainError } from '../errors';
+import { perInstance, type Deps } from '../core/deps';
+import { DomainError } from '../core/errors';
 
 /** What a refused upload is asked to wait: long enough for a small upload to finish, short for a CI retry loop. */
 export const UPLOAD_BUDGET_RETRY_AFTER_S = 5;

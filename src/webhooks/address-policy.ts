@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { embeddedIpv4 } from '../ip-address';
+import { embeddedIpv4 } from '../core/ip-address';
 
 /**
  * Addresses a webhook may never reach: a receiver URL is chosen by the app owner, so without this anyone with

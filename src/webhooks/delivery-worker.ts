@@ -1,9 +1,9 @@
 import type { Repositories } from '../data/repositories';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import type { WebhookDoc } from '../data/webhooks-repo';
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
-import type { Config } from '../config';
+import type { Clock } from '../core/clock';
+import type { Logger } from '../core/logger';
+import type { Config } from '../core/config';
 import { openSecret } from './secret-box';
 import { secretBytes, signDelivery } from './signature';
 import { ATTEMPT_TIMEOUT_MS, sendSigned, type SendOutcome } from './send';

@@ -1,13 +1,13 @@
-import type { Deps } from '../deps';
+import type { Deps } from '../core/deps';
 import type { Repositories } from '../data/repositories';
-import type { Logger } from '../logger';
-import type { Clock } from '../clock';
+import type { Logger } from '../core/logger';
+import type { Clock } from '../core/clock';
 import type { ThreatDoc } from '../data/threats-repo';
 import type { WebhookDoc, WebhookEvent } from '../data/webhooks-repo';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
 import { GRADE_BANDS } from '../scan/score';
-import { newId } from '../ids';
+import { newId } from '../core/ids';
 import { metrics } from '../metrics/registry';
 
 /** Deliveries are attempted for this long after the event, then given up. */

@@ -11,7 +11,7 @@ import { startHarness, bearer, type Harness } from '../support/harness';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { revokeStaff } from '../../src/services/keys-service';
 import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
-import { REPO_ROOT } from '../../src/paths';
+import { REPO_ROOT } from '../../src/core/paths';
 import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
 import { HISTORY_BUILDS, seed, type Seeded } from './seed';
 

@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness, readJson } from '../support/harness';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 import { put } from './uploads-support';
 import { registerBuild } from './scans-support';
 import { parseExposition, sumOf } from '../support/prometheus';

@@ -3,11 +3,11 @@
 // the driver's own command monitoring on the MongoDB client the service uses.
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/core/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { ManualClock } from '../../src/clock';
-import { createLogger } from '../../src/logger';
-import type { Deps } from '../../src/deps';
+import { ManualClock } from '../../src/core/clock';
+import { createLogger } from '../../src/core/logger';
+import type { Deps } from '../../src/core/deps';
 import type { StaffPrincipal } from '../../src/auth/principal';
 import { createApp } from '../../src/services/apps-service';
 import { testBedEnv } from '../support/harness';

@@ -4,9 +4,9 @@
 // The service secrets (device-id hashing, cursor MACs) are keyed by it: the stored value alone reproduces nothing.
 import { randomBytes } from 'node:crypto';
 import { bearer, json, readJson, startHarness, type Harness } from '../support/harness';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/core/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 import { SigningKeysRepo } from '../../src/data/signing-keys-repo';
 import { SigningKeys } from '../../src/crypto/signing-keys';
 import { artifactBytes, createBuildWithArtifact, put } from './uploads-support';

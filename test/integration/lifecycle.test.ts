@@ -8,9 +8,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { testBedEnv, readJson } from '../support/harness';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/core/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey } from '../../src/services/keys-service';
 

@@ -11,7 +11,7 @@ import { randomInt } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { hs256, startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 import { PLAN_LIMITS } from '../../src/rate-limit/plans';
 import type { AuditDoc } from '../../src/data/audit-repo';
 

@@ -10,8 +10,8 @@ import { startHarness, bearer, json, readJson, type Harness } from '../support/h
 import { androidManifest, buildApk, cleanupFixtures, keystore } from '../fixtures/build-packages';
 import { cleanupSignerFixtures, otherKeystore, printedLineage, printedSchemes, printedSigners, resignApk, rotateApk } from '../fixtures/signer-packages';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import { createLogger } from '../../src/logger';
-import type { Deps } from '../../src/deps';
+import { createLogger } from '../../src/core/logger';
+import type { Deps } from '../../src/core/deps';
 import { runScanJob } from '../../src/jobs/scan-job';
 import { DEFAULT_RUNNER_OPTIONS } from '../../src/jobs';
 import { scoreAndGrade } from '../../src/scan';

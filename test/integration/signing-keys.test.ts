@@ -3,10 +3,10 @@
 // none active ("no active signing key after rotation", a 500 on a fresh deployment).
 import { randomBytes } from 'node:crypto';
 import { startHarness, type Harness } from '../support/harness';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/core/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
-import type { Deps } from '../../src/deps';
-import { createLogger } from '../../src/logger';
+import type { Deps } from '../../src/core/deps';
+import { createLogger } from '../../src/core/logger';
 import { SigningKeysRepo } from '../../src/data/signing-keys-repo';
 
 let h: Harness;

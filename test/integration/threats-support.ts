@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createHttpApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 import { mintAccessToken } from '../../src/auth/access-tokens';
 import type { Scope } from '../../src/auth/scopes';
 import { bearer, json, readJson, type Harness } from '../support/harness';

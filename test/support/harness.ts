@@ -6,13 +6,13 @@
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config } from '../../src/core/config';
 import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createHttpApp } from '../../src/app';
 import { createHttpServer } from '../../src/http/server';
-import { ManualClock } from '../../src/clock';
-import { createLogger } from '../../src/logger';
-import type { Deps } from '../../src/deps';
+import { ManualClock } from '../../src/core/clock';
+import { createLogger } from '../../src/core/logger';
+import type { Deps } from '../../src/core/deps';
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey, createStaff } from '../../src/services/keys-service';
 import type { Scope } from '../../src/auth/scopes';

@@ -4,11 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { graphql } from 'graphql';
-import type { Deps } from '../../src/deps';
+import type { Deps } from '../../src/core/deps';
 import type { BuildDoc, Platform } from '../../src/data/builds-repo';
 import type { ScanDoc } from '../../src/data/scans-repo';
 import type { ThreatDoc } from '../../src/data/threats-repo';
-import { newId } from '../../src/ids';
+import { newId } from '../../src/core/ids';
 import { recordLatestBuild } from '../../src/services/builds/latest-build';
 import { GRADE_BANDS } from '../../src/scan/score';
 import { createContext } from '../../src/context';

@@ -2,7 +2,7 @@
 // or another platform -> untrusted; a payload reporting weak integrity -> suspicious; otherwise trusted; every rule
 // that fired is listed; text that is not base64url -> validation_failed on /token.
 import { evaluateStub, RISK_METRIC_HIGH } from '../../src/threats/attest-stub';
-import { DomainError } from '../../src/errors';
+import { DomainError } from '../../src/core/errors';
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 const jws = (payload: unknown, header: unknown = { alg: 'ES256' }) => `${b64(header)}.${b64(payload)}.${b64('signature-bytes')}`;

@@ -1,5 +1,5 @@
 // Protects: configuration is validated once, with one clear line per bad value; defaults match docs/configuration.md.
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/core/config';
 
 describe('loadConfig', () => {
   it('runs on embedded defaults with nothing configured', () => {

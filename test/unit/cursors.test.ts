@@ -1,7 +1,7 @@
 // Protects: cursors are opaque and authenticated: tampering, other filters and other kinds are refused with 400.
 import { randomBytes } from 'node:crypto';
 import { CursorCodec } from '../../src/crypto/cursors';
-import { DomainError } from '../../src/errors';
+import { DomainError } from '../../src/core/errors';
 
 describe('CursorCodec', () => {
   const codec = new CursorCodec(randomBytes(32));

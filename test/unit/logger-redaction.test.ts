@@ -1,7 +1,7 @@
-// Protects: no secret reaches a log line (src/logger.ts). Every kind of secret the service handles is logged through
+// Protects: no secret reaches a log line (src/core/logger.ts). Every kind of secret the service handles is logged through
 // the real logger at depths 1 to 3, under its usual field name in any letter case and inside error messages and
 // strings, and none of it appears in the output; what is not secret still does.
-import { createLogger, redactPath } from '../../src/logger';
+import { createLogger, redactPath } from '../../src/core/logger';
 
 const SECRETS = {
   apiKey: 'svc_live_K3yIdAbCdEfGhIjKlMnO_s3cr3tPartOfTheApiKeyValue0123',

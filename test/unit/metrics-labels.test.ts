@@ -10,9 +10,9 @@ import { isDirectLoopback } from '../../src/metrics/endpoint';
 import { metrics } from '../../src/metrics/registry';
 import { bucketKind } from '../../src/rate-limit/rate-limiter';
 import { createContext } from '../../src/context';
-import { createLogger } from '../../src/logger';
-import { systemClock } from '../../src/clock';
-import type { Deps } from '../../src/deps';
+import { createLogger } from '../../src/core/logger';
+import { systemClock } from '../../src/core/clock';
+import type { Deps } from '../../src/core/deps';
 
 it('tells GraphQL outcomes apart by status and by whether the answer starts with errors', () => {
   expect(graphqlOutcome(200, '{"data":{"app"', false)).toBe('ok');

@@ -4,7 +4,7 @@
 // parsing, sub belonging to the repository, pull-request events; the RFC 8725 attacks; JWKS discovery on the issuer's
 // origin, caching, and one refetch per cooldown for an unknown kid. Every failure is an OidcRefusal with its reason.
 import { createPublicKey } from 'node:crypto';
-import { ManualClock } from '../../src/clock';
+import { ManualClock } from '../../src/core/clock';
 import { IssuerKeys, JWKS_CACHE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../src/oidc/issuer-keys';
 import { verifyOidcToken, modulusBits } from '../../src/oidc/token-verifier';
 import { isOidcRefusal, type RefusalReason } from '../../src/oidc/refusal';

@@ -7,7 +7,7 @@ import { buildSchema, Kind, parse, validate, type DocumentNode } from 'graphql';
 import { loadTypeDefs } from '../../src/graphql/type-defs';
 import { documentHash } from '../../src/graphql/document-hash';
 import { CONSOLE_OPERATIONS_DIR, REST_OPERATIONS_DIR, readOperationFiles, trustedDocumentsManifest } from '../../scripts/operation-files';
-import { REPO_ROOT } from '../../src/paths';
+import { REPO_ROOT } from '../../src/core/paths';
 
 const schema = buildSchema(loadTypeDefs());
 const rest = readOperationFiles(REST_OPERATIONS_DIR);

@@ -4,7 +4,7 @@
 import type { Response } from 'express';
 import { buildProblem, sendProblem } from '../../src/http/problem';
 import { operationTable } from '../../rest/spec';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/core/logger';
 
 function fakeResponse(operationId: string | null, checkContract: boolean) {
   const op = operationId ? operationTable().find((o) => o.operationId === operationId) : undefined;

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps';
+import type { Deps } from '../../core/deps';
 import type { BuildDoc } from '../../data/builds-repo';
 
 /**

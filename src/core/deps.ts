@@ -2,14 +2,14 @@ import type { MongoClient, Db } from 'mongodb';
 import type { Config } from './config';
 import type { Clock } from './clock';
 import type { Logger } from './logger';
-import type { Repositories } from './data/repositories';
-import type { SigningKeys } from './crypto/signing-keys';
-import type { RateLimiter } from './rate-limit/rate-limiter';
+import type { Repositories } from '../data/repositories';
+import type { SigningKeys } from '../crypto/signing-keys';
+import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type Redis from 'ioredis';
-import type { CursorCodec } from './crypto/cursors';
+import type { CursorCodec } from '../crypto/cursors';
 import type { GraphQLSchema } from 'graphql';
-import type { IssuerKeys } from './oidc/issuer-keys';
-import type { ArtifactStore } from './storage/artifact-store';
+import type { IssuerKeys } from '../oidc/issuer-keys';
+import type { ArtifactStore } from '../storage/artifact-store';
 
 /** Process-wide dependencies, built once at start (src/bootstrap.ts) and shared by every request. */
 export interface Deps {
