@@ -12,7 +12,7 @@ import { loadConfig } from '../src/core/config';
 import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/core/logger';
 import { ManualClock } from '../src/core/clock';
-import { createContext } from '../src/context';
+import { createContext } from '../src/services/context';
 import type { Deps } from '../src/core/deps';
 import { DETECTIONS, type ThreatDoc } from '../src/data/threats-repo';
 import type { ThreatMergeDoc } from '../src/data/threat-merges-repo';

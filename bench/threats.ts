@@ -30,7 +30,7 @@ import { createApiKey } from '../src/services/keys-service';
 import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';
 import { ThreatMergesRepo } from '../src/data/threat-merges-repo';
 import { ensureIndexes } from '../src/data/db';
-import { createContext } from '../src/context';
+import { createContext } from '../src/services/context';
 import { ingestEvents, type SecurityEventInput } from '../src/services/events-service';
 import type { Deps } from '../src/core/deps';
 import { hashDeviceId, mergeKey } from '../src/threats/merge-key';

@@ -1,7 +1,7 @@
 import type { AppResolvers, Resolvers, SignerRecord } from '../src/generated/graphql';
 import type { AppDoc } from '../src/data/apps-repo';
 import type { SignerDoc } from '../src/data/signers-repo';
-import type { RequestContext } from '../src/context';
+import type { RequestContext } from '../src/services/context';
 import { listSigners, recordSigner } from '../src/services/signers-service';
 
 /** Document -> GraphQL object: the comparison key and the rotation mark stay inside. */

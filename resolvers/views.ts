@@ -1,4 +1,4 @@
-import type { RequestContext } from '../src/context';
+import type { RequestContext } from '../src/services/context';
 import type { AppDoc } from '../src/data/apps-repo';
 import type { BuildDoc } from '../src/data/builds-repo';
 import type { Connection } from '../src/services/pages';

@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Deps } from '../src/core/deps';
 import { jsonBody } from '../src/http/json-body';
-import { operationTable, specCopy } from './spec';
+import { operationTable, specCopy } from './support/spec';
 import type { HandlerMap } from './handler';
 import { route } from './middleware/route';
 import { authenticate, rejectUnauthenticated } from './middleware/authenticate';

@@ -1,7 +1,7 @@
 import type { Handler } from '../handler';
 import { notFound } from '../../src/core/errors';
-import { execute } from '../execute';
-import { pathParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { CreateBuildDocument, CreateUploadUrlDocument, GetBuildDocument, type BuildFieldsFragment } from '../../src/generated/rest-operations';
 import { receiveUpload, scansOfBuild, toBuildView, type BuildView } from '../../src/services/builds-service';

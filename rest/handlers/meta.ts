@@ -1,6 +1,6 @@
 import type { Handler } from '../handler';
-import { loadSpec } from '../spec';
-import { execute } from '../execute';
+import { loadSpec } from '../support/spec';
+import { execute } from '../support/execute';
 import { WhoamiDocument } from '../../src/generated/rest-operations';
 
 export const whoami: Handler = async (_req, res, ctx) => {

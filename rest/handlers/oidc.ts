@@ -1,6 +1,6 @@
 import type { Handler } from '../handler';
-import { execute } from '../execute';
-import { pathParams, queryParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams, queryParams } from '../support/request';
 import {
   AuditEventsDocument,
   CreateOidcRuleDocument,

@@ -1,7 +1,7 @@
 import type { Handler } from '../handler';
 import { notFound } from '../../src/core/errors';
-import { execute } from '../execute';
-import { pathParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { GetScanDocument, type GetScanQuery } from '../../src/generated/rest-operations';
 

@@ -1,6 +1,6 @@
 import type { Handler } from '../handler';
-import { execute } from '../execute';
-import { pathParams, queryParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams, queryParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { RecordSignerDocument, SignersDocument, type SignerFieldsFragment } from '../../src/generated/rest-operations';
 

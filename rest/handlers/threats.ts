@@ -2,8 +2,8 @@ import type { Handler } from '../handler';
 import type { Writable } from 'node:stream';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
-import { execute } from '../execute';
-import { pathParams, queryParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams, queryParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detection, type ThreatsQuery } from '../../src/generated/rest-operations';
 

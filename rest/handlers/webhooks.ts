@@ -1,6 +1,6 @@
 import type { Handler } from '../handler';
-import { execute } from '../execute';
-import { pathParams } from '../request';
+import { execute } from '../support/execute';
+import { pathParams } from '../support/request';
 import { CreateWebhookDocument, DeleteWebhookDocument, WebhooksDocument, type CreateWebhookInput } from '../../src/generated/rest-operations';
 
 export const createWebhook: Handler = async (req, res, ctx) => {

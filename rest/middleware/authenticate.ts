@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../../src/core/deps';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import { ANONYMOUS } from '../../src/auth/principal';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/services/context';
 import { buildProblem, sendProblem } from '../../src/http/problem';
 import { requestState } from '../../src/http/request-state';
 

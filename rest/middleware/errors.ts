@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { isDomainError, type FieldError } from '../../src/core/errors';
 import { buildProblem, sendProblem, type Problem } from '../../src/http/problem';
-import type { OperationInfo } from '../spec';
+import type { OperationInfo } from '../support/spec';
 import { requestState } from '../../src/http/request-state';
 import { describeLimit } from '../../src/http/json-body';
 

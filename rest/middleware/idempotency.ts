@@ -5,9 +5,9 @@ import { isAppPrincipal, type AppPrincipal } from '../../src/auth/principal';
 import type { StoredResponse } from '../../src/data/idempotency-repo';
 import { buildProblem, sendProblem } from '../../src/http/problem';
 import { requestState } from '../../src/http/request-state';
-import type { OperationInfo } from '../spec';
-import { pathParams } from '../request';
-import { replayable, storable } from '../stored-answers';
+import type { OperationInfo } from '../support/spec';
+import { pathParams } from '../support/request';
+import { replayable, storable } from '../support/stored-answers';
 
 const LEASE_MS = 60_000;
 const WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { matchRoute, type OperationInfo } from '../spec';
+import { matchRoute, type OperationInfo } from '../support/spec';
 import { buildProblem, sendProblem } from '../../src/http/problem';
 import { requestState } from '../../src/http/request-state';
 

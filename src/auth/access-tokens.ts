@@ -3,7 +3,7 @@ import type { AccessTokenPrincipal } from './principal';
 import { ACCESS_TOKEN_SCOPES, type Scope } from './scopes';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
-import { grantedScopes } from '../oidc/rule-policy';
+import { grantedScopes } from './scopes';
 import { newId } from '../core/ids';
 
 /** Spec, Limits: access tokens live 10 minutes. */

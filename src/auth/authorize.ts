@@ -1,5 +1,5 @@
 import { DomainError } from '../core/errors';
-import type { RequestContext } from '../context';
+import type { RequestContext } from '../services/context';
 import type { Scope } from './scopes';
 
 /**

@@ -20,3 +20,8 @@ export const ACCESS_TOKEN_SCOPES: readonly Scope[] = ['builds:write', 'builds:re
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/** The scopes a valid trust rule grants, deduplicated, in the service's canonical order. */
+export function grantedScopes(scopes: string[]): Scope[] {
+  return ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope));
+}

@@ -8,7 +8,7 @@ import type { ApiKeyDoc } from '../data/api-keys-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import type { AuditDoc } from '../data/audit-repo';
 import type { AppConnectionPage, BuildConnectionPage, ScanConnectionPage, ThreatConnectionPage, OidcRuleConnectionPage, ApiKeyConnectionPage, AuditEventConnectionPage } from '../services/pages';
-import type { RequestContext } from '../context';
+import type { RequestContext } from '../services/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;

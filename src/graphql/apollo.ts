@@ -6,7 +6,7 @@ import type { RequestHandler } from 'express';
 import { jsonBody } from '../http/json-body';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Deps } from '../core/deps';
-import { createContext, type RequestContext } from '../context';
+import { createContext, type RequestContext } from '../services/context';
 import type { StaffPrincipal } from '../auth/principal';
 import { graphqlGate } from './gate';
 import { isDomainError } from '../core/errors';

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../core/logger';
 import { STAFF_PRINCIPAL, type RequestState } from './request-state';
-import { operationOf } from '../metrics/operation';
+import { operationOf } from './operation';
 
 /** Bytes already written on the connection when the request arrived (keep-alive connections carry many). */
 const writtenBefore = new WeakMap<Response, number>();

@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 import type { Principal } from '../auth/principal';
 import type { Logger } from '../core/logger';
-import type { RequestContext } from '../context';
-import type { OperationInfo } from '../../rest/spec';
+import type { RequestContext } from '../services/context';
+import type { OperationInfo } from '../../rest/support/spec';
 
 /** What the middleware chain learns about a request, kept on res.locals under one typed key. */
 export interface RequestState {

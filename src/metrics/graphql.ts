@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { metrics } from './registry';
-import { graphqlOperationOf } from './operation';
+import { graphqlOperationOf } from '../http/operation';
 import { onRequestEnd } from './request-end';
 
 /** The part of a request context this module reads: the cost the query limits computed, once they have. */
@@ -15,7 +15,7 @@ interface CostCarrier {
  */
 const observers = new WeakMap<object, (context: CostCarrier) => void>();
 
-/** Called by createContext (src/context.ts): hands the new context to the /graphql observer of its request, if any. */
+/** Called by createContext (src/services/context.ts): hands the new context to the /graphql observer of its request, if any. */
 export function contextCreated(logger: object | undefined, context: CostCarrier): void {
   if (logger) observers.get(logger)?.(context);
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { metrics } from './registry';
-import { operationOf } from './operation';
+import { operationOf } from '../http/operation';
 import { onRequestEnd } from './request-end';
 
 /** Counts every request and times it, by API, operation and status, once it is over (aborted ones included). */

@@ -5,7 +5,8 @@
  */
 import type { Scope } from '../auth/scopes';
 import type { RefusalReason } from './refusal';
-import { grantedScopes, isPullRequestEvent } from './rule-policy';
+import { grantedScopes } from '../auth/scopes';
+import { isPullRequestEvent } from './rule-policy';
 import { parsePattern, splitRepository, subjectProblem, wildcardMatches, type ClaimText } from './subject';
 
 /** The fields of a stored rule that matching reads. */

@@ -109,8 +109,4 @@ export function ruleErrors(input: RuleInput): FieldError[] {
   return errors;
 }
 
-/** The scopes a valid rule grants, deduplicated, in the service's canonical order. */
-export function grantedScopes(scopes: string[]): Scope[] {
-  return ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope));
-}
 

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
 import { validationFailed } from '../core/errors';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { requireDeviceKey } from '../threats/device-principal';
 import { evaluateStub, type AttestInput, type AttestOutcome } from '../threats/attest-stub';
 

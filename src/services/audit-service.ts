@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { Deps } from '../core/deps';
 import { appAccess, requireStaff } from '../auth/authorize';
 import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';

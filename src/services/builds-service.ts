@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess, appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc, Platform } from '../data/builds-repo';
 import { DomainError, notFound, validationFailed, type FieldError } from '../core/errors';

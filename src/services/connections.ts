@@ -3,7 +3,7 @@
  * authenticated and bound to the app and filter they were made for, like the REST cursors. Each function authorizes
  * exactly as the older list it replaces did, so REST and GraphQL answer alike.
  */
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess, requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type AppQuery, type Plan } from '../data/apps-repo';
 import type { BuildDoc, BuildQuery, Platform } from '../data/builds-repo';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess, requireStaff } from '../auth/authorize';
 import { notFound, validationFailed, type FieldError } from '../core/errors';
 import type { Detection, StatsRow } from '../data/threats-repo';

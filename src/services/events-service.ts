@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { FieldError } from '../core/errors';
 import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_ACTIONS, THREAT_VERDICTS, type ThreatDoc } from '../data/threats-repo';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { Deps } from '../core/deps';
 import { requireStaff } from '../auth/authorize';
 import { isScope, SCOPES } from '../auth/scopes';

@@ -3,7 +3,7 @@
  * each type is read with the same authorization as its own lookup, and an object the caller may not read (another
  * app's, for an app credential) is answered like an unknown id: null, so ids of other tenants cannot be probed.
  */
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appFilter, authorize, requireStaff } from '../auth/authorize';
 import type { AppDoc } from '../data/apps-repo';
 import type { BuildDoc } from '../data/builds-repo';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { AppDoc } from '../data/apps-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { DomainError } from '../core/errors';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
 import { evaluateRules } from '../oidc/rule-evaluator';
 import { parsePattern } from '../oidc/subject';

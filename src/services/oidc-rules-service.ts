@@ -1,9 +1,10 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess } from '../auth/authorize';
 import { MAX_RULES_PER_APP, type OidcRuleDoc } from '../data/oidc-rules-repo';
 import { notFound, validationFailed } from '../core/errors';
 import { newId } from '../core/ids';
-import { grantedScopes, ruleErrors, type RuleInput } from '../oidc/rule-policy';
+import { grantedScopes } from '../auth/scopes';
+import { ruleErrors, type RuleInput } from '../oidc/rule-policy';
 import { actorOf, recordAudit } from './audit-service';
 
 

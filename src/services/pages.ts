@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { AppDoc } from '../data/apps-repo';
 import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc } from '../data/scans-repo';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import type { Deps } from '../core/deps';
 import type { Principal } from '../auth/principal';
 import { appFilter, authorize } from '../auth/authorize';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess } from '../auth/authorize';
 import type { SignerDoc } from '../data/signers-repo';
 import { notFound, validationFailed, type FieldError } from '../core/errors';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { DomainError } from '../core/errors';
 import { staffExpiry, type StaffRole } from '../data/staff-repo';
 

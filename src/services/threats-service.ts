@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { runningExports } from '../threats/export-budget';
 import { appAccess } from '../auth/authorize';
 import { DomainError, notFound, validationFailed } from '../core/errors';

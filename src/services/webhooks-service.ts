@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from './context';
 import { appAccess } from '../auth/authorize';
 import { MAX_WEBHOOKS_PER_APP, WEBHOOK_EVENTS, type WebhookDoc, type WebhookEvent } from '../data/webhooks-repo';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';

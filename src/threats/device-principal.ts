@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context';
+import type { RequestContext } from '../services/context';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import type { Scope } from '../auth/scopes';
 import { DomainError } from '../core/errors';

@@ -5,7 +5,7 @@
 // the rows read bounded with precise errors; support and admin staff allowed, anyone else refused.
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/services/context';
 import { sweepThreats, FOLD_AFTER_MS } from '../../src/jobs/threat-retention';
 import { buildTrend, latestGradeDistribution, refusedExchanges, threatTrend } from '../../src/services/dashboards-service';
 import type { Principal } from '../../src/auth/principal';

@@ -1,8 +1,8 @@
 // Protects: /graphql serves staff only (support reads, admin writes), refuses API keys, prevents CSRF, limits depth,
 // cost (variables counted), aliases and batching, masks unexpected errors, and switches Apollo Sandbox on and off.
 import { startHarness, bearer, type Harness, readJson } from '../support/harness';
-import { createContext } from '../../src/context';
-import { execute } from '../../rest/execute';
+import { createContext } from '../../src/services/context';
+import { execute } from '../../rest/support/execute';
 import { ThreatsDocument } from '../../src/generated/rest-operations';
 
 let h: Harness;

@@ -11,7 +11,7 @@ import type { ThreatDoc } from '../../src/data/threats-repo';
 import { newId } from '../../src/core/ids';
 import { recordLatestBuild } from '../../src/services/builds/latest-build';
 import { GRADE_BANDS } from '../../src/scan/score';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/services/context';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import type { Principal } from '../../src/auth/principal';
 

@@ -9,7 +9,7 @@ import { STAFF_PRINCIPAL } from '../../src/http/request-state';
 import { isDirectLoopback } from '../../src/metrics/endpoint';
 import { metrics } from '../../src/metrics/registry';
 import { bucketKind } from '../../src/rate-limit/rate-limiter';
-import { createContext } from '../../src/context';
+import { createContext } from '../../src/services/context';
 import { createLogger } from '../../src/core/logger';
 import { systemClock } from '../../src/core/clock';
 import type { Deps } from '../../src/core/deps';

@@ -3,7 +3,8 @@
 // a colon, subjects in every form GitHub issues (named, immutable, customised) explained by the token's own claims,
 // and the evaluator: rules matched on the verified claims, each pinned claim, the events allowlist and workflow_run,
 // and the first failing check of every rule with what it expected and what the token said.
-import { ruleErrors, grantedScopes } from '../../src/oidc/rule-policy';
+import { grantedScopes } from '../../src/auth/scopes';
+import { ruleErrors } from '../../src/oidc/rule-policy';
 import { evaluateRules, type RuleConditions } from '../../src/oidc/rule-evaluator';
 import { subjectProblem, wildcardMatches } from '../../src/oidc/subject';
 

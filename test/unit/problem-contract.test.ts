@@ -3,7 +3,7 @@
 // test expecting it fails; listed statuses, 500/503 and responses outside any operation pass unchanged.
 import type { Response } from 'express';
 import { buildProblem, sendProblem } from '../../src/http/problem';
-import { operationTable } from '../../rest/spec';
+import { operationTable } from '../../rest/support/spec';
 import { createLogger } from '../../src/core/logger';
 
 function fakeResponse(operationId: string | null, checkContract: boolean) {

@@ -2,7 +2,7 @@
 // (the API specification v1) lists in openapi/v1.yaml exactly the statuses the contract lists for it, plus 500 and 503; the
 // runtime guard (src/http/problem.ts, on in every integration test) then refuses to send any other. Operations added by
 // docs/contract.md keep their own lists and are only checked to stay within HTTP's error range.
-import { operationTable } from '../../rest/spec';
+import { operationTable } from '../../rest/support/spec';
 
 /**
  * The "Status codes:" line of each operation of the contract, quoted verbatim from the API specification v1 (section

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../../context';
+import type { RequestContext } from '../context';
 import type { BuildDoc } from '../../data/builds-repo';
 import { isAppPrincipal } from '../../auth/principal';
 import type { BuildProvenance } from './provenance';

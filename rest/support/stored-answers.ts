@@ -1,5 +1,5 @@
-import type { Deps } from '../src/core/deps';
-import { signUploadToken, uploadUrl } from '../src/uploads/upload-token';
+import type { Deps } from '../../src/core/deps';
+import { signUploadToken, uploadUrl } from '../../src/uploads/upload-token';
 
 /**
  * An answer kept for Idempotency-Key replays holds no bearer credential: a Build's upload URL is taken out before the

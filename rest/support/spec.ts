@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import YAML from 'yaml';
-import { OPENAPI_FILE } from '../src/core/paths';
-import type { operations } from '../src/generated/openapi';
+import { OPENAPI_FILE } from '../../src/core/paths';
+import type { operations } from '../../src/generated/openapi';
 
 export type OperationId = keyof operations;
 

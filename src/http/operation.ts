@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Request, Response } from 'express';
 import { REPO_ROOT } from '../core/paths';
-import { STAFF_PRINCIPAL, type RequestState } from '../http/request-state';
+import { STAFF_PRINCIPAL, type RequestState } from './request-state';
 
 /** Which surface a request was for: a label with a fixed set of values. */
 export type Api = 'v1' | 'graphql' | 'health' | 'metrics' | 'console' | 'other';

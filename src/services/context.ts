@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Deps } from './core/deps';
-import type { Principal } from './auth/principal';
-import type { Logger } from './core/logger';
-import type { Clock } from './core/clock';
-import type { Repositories } from './data/repositories';
-import { contextCreated } from './metrics/graphql';
-import { createLoaders, type Loaders } from './data/loaders';
+import type { Deps } from '../core/deps';
+import type { Principal } from '../auth/principal';
+import type { Logger } from '../core/logger';
+import type { Clock } from '../core/clock';
+import type { Repositories } from '../data/repositories';
+import { contextCreated } from '../metrics/graphql';
+import { createLoaders, type Loaders } from '../data/loaders';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
 export interface RequestContext {

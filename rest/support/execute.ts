@@ -1,8 +1,8 @@
 import { execute as executeGraphql, GraphQLError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { RequestContext } from '../src/context';
-import { isDomainError } from '../src/core/errors';
-import { operationCost } from '../src/graphql/limits';
+import type { RequestContext } from '../../src/services/context';
+import { isDomainError } from '../../src/core/errors';
+import { operationCost } from '../../src/graphql/limits';
 
 /**
  * Executes a document against the schema in-process, with the request's own context: no HTTP hop back into the
