@@ -1,13 +1,13 @@
 import { Router, type RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { Deps } from '../src/core/deps';
 import { jsonBody } from '../src/http/json-body';
-import { operationTable, specCopy } from './support/spec';
+import { operationTable } from './support/spec';
 import type { HandlerMap } from './handler';
 import { route } from './middleware/route';
 import { authenticate, rejectUnauthenticated } from './middleware/authenticate';
 import { rateLimit } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
+import { validate } from './middleware/validate';
 import { requestState } from '../src/http/request-state';
 import { handlers } from './handlers';
 
@@ -25,24 +25,15 @@ function dispatch(map: HandlerMap): RequestHandler {
  */
 export function createRestRouter(deps: Deps): Router {
   const router = Router();
-  router.use(route(operationTable()));
+  const table = operationTable();
+  router.use(route(table));
   router.use(authenticate(deps));
   router.use(rateLimit(deps));
   router.use(rejectUnauthenticated);
   const parseJson = jsonBody(1024 * 1024, { emptyIsMissing: true });
   // Only operations with a JSON body parse one: the upload's bytes stay a stream, whatever type the client claims.
   router.use((req, res, next) => (requestState(res).op?.jsonBody ? parseJson(req, res, next) : next()));
-  router.use(
-    OpenApiValidator.middleware({
-      apiSpec: specCopy() as never,
-      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
-      validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: false, // credentials and scopes are ours to check (auth middleware and services)
-      validateFormats: true,
-      ignoreUndocumented: true, // the route step already answered every path outside the contract
-      fileUploader: false,
-    }),
-  );
+  router.use(validate(deps, table));
   router.use(idempotency(deps));
   router.use(dispatch(handlers));
   return router;
