@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from './db';
+import { claimOrTakeOver } from './db';
 
 export interface SweepLeaseDoc {
   _id: string; // the sweep's name: one document per periodic sweep
@@ -19,14 +19,6 @@ export class SweepLeasesRepo {
   }
 
   async claim(name: string, holder: string, now: Date, leaseMs: number): Promise<boolean> {
-    const until = new Date(now.getTime() + leaseMs);
-    try {
-      await this.col.insertOne({ _id: name, holder, until });
-      return true;
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-    const taken = await this.col.updateOne({ _id: name, until: { $lte: now } }, { $set: { holder, until } });
-    return taken.modifiedCount === 1;
+    return claimOrTakeOver(this.col, { _id: name, holder, until: new Date(now.getTime() + leaseMs) }, { until: { $lte: now } });
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes, isDuplicateKeyError } from './db';
+import { claimOrTakeOver, ensureIndexes } from './db';
 
 export interface UploadLockDoc {
   _id: string; // the build id: one upload of an artifact at a time, across every instance
@@ -23,15 +23,7 @@ export class UploadLocksRepo {
    * (its holder crashed) is taken over by one conditional update, so two retries cannot both win it either.
    */
   async acquire(buildId: string, holder: string, now: Date, leaseMs: number): Promise<boolean> {
-    const expiresAt = new Date(now.getTime() + leaseMs);
-    try {
-      await this.col.insertOne({ _id: buildId, holder, expiresAt });
-      return true;
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-    const takenOver = await this.col.updateOne({ _id: buildId, expiresAt: { $lte: now } }, { $set: { holder, expiresAt } });
-    return takenOver.modifiedCount === 1;
+    return claimOrTakeOver(this.col, { _id: buildId, holder, expiresAt: new Date(now.getTime() + leaseMs) }, { expiresAt: { $lte: now } });
   }
 
   /** Extends the lease; false when the lock is no longer this holder's. */
