@@ -1,7 +1,7 @@
 /**
  * npm run bench:observability: what the access log and the metrics cost a request. The same Express app answers a
- * small JSON body, without and then with the two middlewares the service runs on every request (pino-http at level
- * info into /dev/null through the service's redacting logger, and the HTTP metrics), REQUESTS requests at 32
+ * small JSON body, without and then with the two middlewares the service runs on every request (the access log at
+ * level info into /dev/null through the service's redacting logger, and the HTTP metrics), REQUESTS requests at 32
  * connections each; the runs alternate (A B A B). Measured as CPU time of this process per request (load generator
  * included, the same for both), which a busy machine disturbs far less than throughput; throughput is printed too.
  * Then the time and size of a /metrics scrape. Target: both together add at most 100 us of CPU per request.
@@ -37,7 +37,8 @@ async function serve(observed: boolean): Promise<{ url: string; close(): Promise
   const deps = { logger, config: { validateResponses: false } } as unknown as Deps;
   const app = express();
   app.use(requestContext(deps));
-  // BENCH_PART=log or metrics measures one of the two alone; =former, the hand-written line pino-http replaced.
+  // BENCH_PART=log or metrics measures one of the two alone; =former, the line the request-context
+  // middleware used to write itself.
   const part = process.env.BENCH_PART;
   if (observed && part === 'former') app.use(formerAccessLine);
   if (observed && part !== 'metrics' && part !== 'former') app.use(accessLog(() => logger));

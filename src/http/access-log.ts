@@ -1,24 +1,21 @@
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '../core/logger';
 import { STAFF_PRINCIPAL, type RequestState } from './request-state';
 import { operationOf } from './operation';
 
-/** Bytes already written on the connection when the request arrived (keep-alive connections carry many). */
-const writtenBefore = new WeakMap<Response, number>();
-
 /**
  * The fields of an access-log line. Routes are named by their template and operation, never by the requested URL:
  * an upload URL carries its signed token and a query string may carry anything. No header is logged (authorization,
- * cookies), no body, no device id.
+ * cookies), no body, no device id. `writtenBefore`: bytes already written on the connection when the request arrived
+ * (keep-alive connections carry many).
  */
-function accessFields(req: Request, res: Response, ms: number): Record<string, unknown> {
+function accessFields(req: Request, res: Response, ms: number, writtenBefore: number): Record<string, unknown> {
   const { api, operation, route } = operationOf(req, res);
   const state = res.locals.shieldgate as RequestState | undefined;
   const principal = state?.principal ?? (res.locals[STAFF_PRINCIPAL] as RequestState['principal']);
   const socket: Socket | null = req.socket;
-  const declared = Number(req.get('content-length'));
+  const declared = Number(req.headers['content-length']);
   const fields: Record<string, unknown> = {
     requestId: state?.requestId,
     method: req.method,
@@ -29,7 +26,7 @@ function accessFields(req: Request, res: Response, ms: number): Record<string, u
     status: res.headersSent ? res.statusCode : null,
     ms,
     reqBytes: Number.isSafeInteger(declared) && declared >= 0 ? declared : null,
-    resBytes: socket ? Math.max(0, socket.bytesWritten - (writtenBefore.get(res) ?? socket.bytesWritten)) : null,
+    resBytes: socket ? Math.max(0, socket.bytesWritten - writtenBefore) : null,
     credential: principal?.kind ?? 'anonymous',
   };
   if (principal && 'appId' in principal) fields.appId = principal.appId;
@@ -37,40 +34,31 @@ function accessFields(req: Request, res: Response, ms: number): Record<string, u
   return fields;
 }
 
-function createAccessLogger(logger: Logger): RequestHandler {
-  return pinoHttp({
-    logger,
-    // The id the request-context middleware gave the request (the client's X-Request-Id when well formed).
-    genReqId: (_req, res) => (res as Response).locals?.shieldgate?.requestId,
-    customAttributeKeys: { reqId: 'requestId', responseTime: 'ms' },
-    // The line is written by the base logger with the request id among its own fields: a child logger per request
-    // (what quietReqLogger makes) costs more than the line itself. pino-http still binds the request to one logger it
-    // makes per request (req.log, unused here); it is bound as nothing, instead of serializing every header of every
-    // request only to drop them.
-    quietReqLogger: false,
-    quietResLogger: true,
-    wrapSerializers: false,
-    serializers: { req: () => undefined, res: () => undefined },
-    customLogLevel: (_req, res) => (!res.writableFinished ? 'warn' : res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessMessage: () => 'request',
-    customErrorMessage: () => 'request',
-    customSuccessObject: (req, res, val: { ms: number }) => accessFields(req as Request, res as Response, val.ms),
-    customErrorObject: (req, res, _error, val: { ms: number }) => accessFields(req as Request, res as Response, val.ms),
-  }) as unknown as RequestHandler;
-}
-
 /**
- * One access-log line per request (pino-http), written when the response is finished or, for a request the client
- * abandoned, when the connection closes (`aborted: true`, level warn). It logs through the service's logger as it is
- * when the request arrives, so the secret redaction of src/core/logger.ts applies to it as to every line.
+ * One access-log line per request, written when the response is finished or, for a request the client abandoned,
+ * when the connection closes (`aborted: true`, level warn; error for a 5xx). It logs through the service's logger as
+ * it is when the request arrives, so the secret redaction of src/core/logger.ts applies to it as to every line, with
+ * the request id among the line's own fields. Written here rather than by pino-http, which made two loggers per
+ * request (one bound to the request, unused) and three arrays and closures: the line's cost is now the line's. A
+ * level the logger does not write costs nothing but the listeners.
  */
 export function accessLog(currentLogger: () => Logger): RequestHandler {
-  const byLogger = new WeakMap<Logger, RequestHandler>();
   return (req, res, next) => {
-    writtenBefore.set(res, req.socket?.bytesWritten ?? 0);
     const logger = currentLogger();
-    let handler = byLogger.get(logger);
-    if (!handler) byLogger.set(logger, (handler = createAccessLogger(logger)));
-    handler(req, res, next);
+    const started = Date.now();
+    const writtenBefore = req.socket?.bytesWritten ?? 0;
+    const end = (): void => {
+      res.removeListener('close', end);
+      res.removeListener('finish', end);
+      res.removeListener('error', end);
+      const level = !res.writableFinished ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](accessFields(req, res, Date.now() - started, writtenBefore), 'request');
+    };
+    res.on('close', end);
+    res.on('finish', end);
+    // A response that errs is over too; listening also keeps such an error from being thrown as unhandled.
+    res.on('error', end);
+    next();
   };
 }
