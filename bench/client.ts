@@ -22,6 +22,7 @@ import { REPO_ROOT } from '../src/core/paths';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { apiKeyCredential, call, createApiClient, type Build } from '../client/src';
+import { operatorContext } from '../src/services/operator-context';
 
 const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 500 * 1024 * 1024);
 /** curl and the client alternate, so a noisy neighbour hits both alike. */
@@ -94,8 +95,8 @@ async function main(): Promise<void> {
     const sha256 = makeRandomFile(file, SIZE);
     await mongoClient.connect();
     const deps = await createDeps(loadConfig({ ...env }), { mongo: mongoClient, logger: createLogger('silent') });
-    const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });
-    const { key } = await createApiKey(deps, { appId: app._id, scopes: ['builds:write', 'builds:read'], mode: 'live' });
+    const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
+    const { key } = await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read'], mode: 'live' });
     await closeDeps(deps, { closeMongo: false });
     await waitForHttp(`${baseUrl}/healthz`);
 

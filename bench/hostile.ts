@@ -19,6 +19,7 @@ import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { buildHostileCorpus, type HostileCase } from '../test/hostile/corpus';
 import { cleanupFixtures } from '../test/fixtures/build-packages';
+import { operatorContext } from '../src/services/operator-context';
 
 const CONNECTIONS = 16;
 const BEFORE_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -118,10 +119,10 @@ async function main(): Promise<void> {
   const client = new MongoClient(mongo.uri);
   await client.connect();
   const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }), { mongo: client, logger: createLogger('silent') });
-  const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });
+  const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
   const keys: string[] = [];
-  for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(deps, { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
-  const writer = (await createApiKey(deps, { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
+  for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
+  const writer = (await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
   await closeDeps(deps, { closeMongo: false });
 
   // The service's own defaults for the scan workers (SCAN_WORKERS, SCAN_WORKER_MEMORY_MB, SCAN_DEADLINE_S).

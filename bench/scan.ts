@@ -193,6 +193,7 @@ async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
   const { createLogger } = await import('../src/core/logger');
   const { createApp } = await import('../src/services/apps-service');
   const { createApiKey } = await import('../src/services/keys-service');
+  const { operatorContext } = await import('../src/services/operator-context');
   const mongo = await benchMongo();
   const redis = await benchRedis();
   const dbName = `bench_scan_${Date.now()}`;
@@ -204,10 +205,10 @@ async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
   let service: ReturnType<typeof spawnTs> | null = null;
   try {
     const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }), { mongo: client, logger: createLogger('silent') });
-    const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });
+    const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
     const keys: string[] = [];
-    for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(deps, { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
-    const writer = (await createApiKey(deps, { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
+    for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
+    const writer = (await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
     await closeDeps(deps, { closeMongo: false });
 
     service = spawnTs('src/main.ts', {

@@ -13,6 +13,7 @@ import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
 import { ThreatsRepo, type ThreatDoc } from '../src/data/threats-repo';
 import { benchMongo, fmt, startInProcessService } from './support';
+import { operatorContext } from '../src/services/operator-context';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const BATCH = 100;
@@ -63,9 +64,9 @@ async function main(): Promise<void> {
   const service = await startInProcessService(client, mongo.uri, `bench_envelope_${Date.now()}`, clock);
   const { deps, baseUrl } = service;
   try {
-    const appDoc = await createApp(deps, { name: 'bench-envelope', plan: 'enterprise' });
-    const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
-    const reader = (await createApiKey(deps, { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
+    const appDoc = await createApp(operatorContext(deps), { name: 'bench-envelope', plan: 'enterprise' });
+    const device = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
+    const reader = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
     const threats = deps.db.collection<ThreatDoc>(ThreatsRepo.collectionName);
     const page = async (cursor?: string) => {
       const res = await fetch(`${baseUrl}/v1/apps/${appDoc._id}/threats${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${reader}` } });

@@ -37,6 +37,7 @@ import { hashDeviceId, mergeKey } from '../src/threats/merge-key';
 import { windowDoc, type PreparedEvent } from '../src/threats/window-doc';
 import { sweepThreats } from '../src/jobs/threat-retention';
 import { benchMongo, fmt, startInProcessService } from './support';
+import { operatorContext } from '../src/services/operator-context';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
 const BATCH = 100;
@@ -186,7 +187,7 @@ async function serviceOnly(client: MongoClient, uri: string, batches: BenchEvent
     logger: createLogger('silent'),
   });
   try {
-    const appDoc = await createApp(deps, { name: 'bench-service', plan: 'enterprise' });
+    const appDoc = await createApp(operatorContext(deps), { name: 'bench-service', plan: 'enterprise' });
     const ctx = createContext(deps, { kind: 'api_key', appId: appDoc._id, org: appDoc.org, plan: 'enterprise', keyId: 'bench', mode: 'live', scopes: ['events:ingest'], expiresAt: null });
     const ids = eventIdsFor(batches);
     const inputs = batches.map((batch, b) =>
@@ -208,8 +209,8 @@ async function overHttp(client: MongoClient, uri: string, batches: BenchEvent[][
   const service = await startInProcessService(client, uri, `bench_threats_http_${Date.now()}`, clock);
   const { deps, baseUrl } = service;
   try {
-    const appDoc = await createApp(deps, { name: 'bench-http', plan: 'enterprise' });
-    const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
+    const appDoc = await createApp(operatorContext(deps), { name: 'bench-http', plan: 'enterprise' });
+    const device = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
     const ids = eventIdsFor(batches);
     const bodies = batches.map((batch, b) => JSON.stringify({ events: batch.map((e, i) => (withEventIds ? { ...e, eventId: ids[b][i] } : e)) }));
     let accepted = 0;
@@ -238,9 +239,9 @@ async function main(): Promise<void> {
   const service = await startInProcessService(client, mongo.uri, dbName, clock);
   const { deps, baseUrl } = service;
   try {
-    const appDoc = await createApp(deps, { name: 'bench', plan: 'enterprise' });
-    const device = (await createApiKey(deps, { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
-    const reader = (await createApiKey(deps, { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
+    const appDoc = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
+    const device = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
+    const reader = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
     const batches = generate(EVENTS, start);
     console.log(`database: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB (own, SQLite)'}; ${EVENTS} events in ${batches.length} batches, ${IN_FLIGHT} in flight; load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
 
@@ -327,7 +328,7 @@ async function main(): Promise<void> {
     // Page 1 while a retention sweep deletes 100,000 expired threats of another app, against page 1 with no sweep
     // running at the same sizes: the sweep runs pass after pass (each deletes up to 10,000); page 1 is read once before
     // each pass and after the last with nothing else running, and again and again during each pass.
-    const expiredApp = await createApp(deps, { name: 'bench-expired', plan: 'enterprise' });
+    const expiredApp = await createApp(operatorContext(deps), { name: 'bench-expired', plan: 'enterprise' });
     await addExpired(threats, expiredApp._id, clock.now(), deps.config.threatRetentionDays);
     // Page 1 is read with nothing else running before each sweep pass and after the last (`quiet`), and again and
     // again during each pass. Per pass, the median read during it is set against the mean of the quiet reads just

@@ -18,6 +18,7 @@ import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/core/logger';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
+import { operatorContext } from '../src/services/operator-context';
 
 const untyped = (value: unknown): any => value;
 const SIZE = Number(process.env.BENCH_UPLOAD_BYTES ?? 500 * 1024 * 1024);
@@ -110,8 +111,8 @@ async function main(): Promise<void> {
 
     await client.connect();
     const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }), { mongo: client, logger: createLogger('silent') });
-    const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });
-    const { key } = await createApiKey(deps, { appId: app._id, scopes: ['builds:write', 'builds:read'], mode: 'live' });
+    const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
+    const { key } = await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read'], mode: 'live' });
     await closeDeps(deps, { closeMongo: false });
 
     await waitForHttp(`http://127.0.0.1:${servicePort}/healthz`);

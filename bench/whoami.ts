@@ -11,6 +11,7 @@ import { createDeps, closeDeps } from '../src/bootstrap';
 import { createLogger } from '../src/core/logger';
 import { createApp } from '../src/services/apps-service';
 import { createApiKey } from '../src/services/keys-service';
+import { operatorContext } from '../src/services/operator-context';
 
 const CONNECTIONS = 32;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -42,9 +43,9 @@ async function main(): Promise<void> {
   await client.connect();
   const seedConfig = loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName });
   const deps = await createDeps(seedConfig, { mongo: client, logger: createLogger('silent') });
-  const app = await createApp(deps, { name: 'bench', plan: 'enterprise' });
+  const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
   const keys: string[] = [];
-  for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(deps, { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
+  for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
   await closeDeps(deps, { closeMongo: false });
 
   const env = { MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };

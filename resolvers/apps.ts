@@ -1,7 +1,7 @@
 import type { AppConnectionResolvers, AppResolvers, Resolvers } from '../src/generated/graphql';
 import type { AppDoc } from '../src/data/apps-repo';
 import type { AppConnectionPage } from '../src/services/pages';
-import { createAppAsStaff, getApp, listApps } from '../src/services/apps-service';
+import { createApp, getApp, listApps } from '../src/services/apps-service';
 import { listApiKeys } from '../src/services/keys-service';
 import {
   appAuditConnection,
@@ -42,7 +42,7 @@ export const appResolvers: Resolvers = {
     appsConnection: (_p, args, ctx) => appsConnection(ctx, args),
   },
   Mutation: {
-    createApp: (_p, { input }, ctx) => createAppAsStaff(ctx, input),
+    createApp: (_p, { input }, ctx) => createApp(ctx, input),
   },
   App: app,
   AppConnection: appConnection,

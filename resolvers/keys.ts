@@ -1,7 +1,7 @@
 import type { ApiKeyConnectionResolvers, ApiKeyResolvers, Resolvers } from '../src/generated/graphql';
 import type { ApiKeyDoc } from '../src/data/api-keys-repo';
 import type { ApiKeyConnectionPage } from '../src/services/pages';
-import { createApiKeyAsStaff, revokeApiKeyAsStaff } from '../src/services/keys-service';
+import { createApiKey, revokeApiKey } from '../src/services/keys-service';
 import { connectionFields, type MappedResolvers } from './views';
 
 /** secretHash has no field: a key's secret (or anything derived from it) is never returned after its creation. */
@@ -14,10 +14,10 @@ const apiKeyConnection: MappedResolvers<ApiKeyConnectionResolvers, ApiKeyConnect
 export const keyResolvers: Resolvers = {
   Mutation: {
     createApiKey: async (_p, { input }, ctx) => {
-      const created = await createApiKeyAsStaff(ctx, { ...input, mode: input.mode ?? 'live' });
+      const created = await createApiKey(ctx, { ...input, mode: input.mode ?? 'live' });
       return { apiKey: created.doc, key: created.key };
     },
-    revokeApiKey: (_p, { id }, ctx) => revokeApiKeyAsStaff(ctx, id),
+    revokeApiKey: (_p, { id }, ctx) => revokeApiKey(ctx, id),
   },
   ApiKey: apiKey,
   ApiKeyConnection: apiKeyConnection,

@@ -16,6 +16,8 @@ export function authorize(ctx: RequestContext, scope: Scope, opts: { write: bool
     case 'staff':
       if (opts.write && p.role !== 'admin') throw new DomainError('insufficient_scope', 'This operation needs the admin role.');
       return { kind: 'staff' };
+    case 'operator':
+      return { kind: 'staff' };
     case 'api_key':
     case 'oidc':
       if (!p.scopes.includes(scope)) throw new DomainError('insufficient_scope', `This operation needs the ${scope} scope.`);
@@ -41,8 +43,16 @@ export function appFilter(access: Access): string | null {
   return access.kind === 'app' ? access.appId : null;
 }
 
+/** Staff (writes: admins) or the operator. */
 export function requireStaff(ctx: RequestContext, opts: { write: boolean }): void {
   const p = ctx.principal;
+  if (p.kind === 'operator') return;
   if (p.kind !== 'staff') throw new DomainError(p.kind === 'anonymous' ? 'unauthorized' : 'insufficient_scope', 'Staff only.');
   if (opts.write && p.role !== 'admin') throw new DomainError('insufficient_scope', 'This operation needs the admin role.');
+}
+
+/** The operator only: staff tokens are minted and revoked at the command line, never over the API. */
+export function requireOperator(ctx: RequestContext): void {
+  const p = ctx.principal;
+  if (p.kind !== 'operator') throw new DomainError(p.kind === 'anonymous' ? 'unauthorized' : 'insufficient_scope', 'Only the operator manages staff tokens.');
 }

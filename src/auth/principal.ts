@@ -3,7 +3,7 @@ import type { StaffRole } from '../data/staff-repo';
 import type { Scope } from './scopes';
 
 /** Who is calling. Built once per request by the auth service, read by every service. */
-export type Principal = ApiKeyPrincipal | AccessTokenPrincipal | StaffPrincipal | AnonymousPrincipal;
+export type Principal = ApiKeyPrincipal | AccessTokenPrincipal | StaffPrincipal | OperatorPrincipal | AnonymousPrincipal;
 
 export interface ApiKeyPrincipal {
   kind: 'api_key';
@@ -33,6 +33,15 @@ export interface StaffPrincipal {
   kind: 'staff';
   staffId: string;
   role: StaffRole;
+}
+
+/**
+ * Whoever runs the service itself: the command line, jobs and hooks outside any request. An operator may do what an
+ * admin may, and manage staff tokens, which no request can. `user` is the operating-system user, as far as known.
+ */
+export interface OperatorPrincipal {
+  kind: 'operator';
+  user: string | null;
 }
 
 export interface AnonymousPrincipal {

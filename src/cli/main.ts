@@ -1,4 +1,3 @@
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../core/config';
 import { createDeps, closeDeps } from '../bootstrap';
@@ -8,8 +7,9 @@ import { isDomainError } from '../core/errors';
 import type { Deps } from '../core/deps';
 import { createApp } from '../services/apps-service';
 import { createApiKey, createStaff, listStaff, revokeApiKey, revokeStaff } from '../services/keys-service';
-import { listAudit, recordAction } from '../services/audit-service';
+import { actorOf, recordAction } from '../services/audit-service';
 import { parseDuration } from './duration';
+import { operatorContext } from '../services/operator-context';
 
 const USAGE = `usage:
   shieldgate app create --name NAME --plan PLAN [--org ORG]
@@ -38,31 +38,22 @@ function required(value: string | boolean | undefined, flag: string): string {
   return value;
 }
 
-/** The audit trail's name for whoever runs the command: the operating-system user, as far as it is known. */
-function operator(): string {
-  try {
-    return `operator:${os.userInfo().username}`;
-  } catch {
-    return 'operator'; // no passwd entry (a container's arbitrary uid)
-  }
-}
-
 const commands: Record<string, Command> = {
   'app create': async (deps, args) => {
     const { values } = options(args, { name: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' } });
-    const app = await createApp(deps, { name: required(values.name, 'name'), plan: required(values.plan, 'plan'), org: values.org as string | undefined }, operator());
+    const app = await createApp(operatorContext(deps), { name: required(values.name, 'name'), plan: required(values.plan, 'plan'), org: values.org as string | undefined });
     return { id: app._id, name: app.name, plan: app.plan, org: app.org };
   },
   'key create': async (deps, args) => {
     const { values } = options(args, { app: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean' }, name: { type: 'string' } });
     const scopes = required(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
-    const created = await createApiKey(deps, { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined }, operator());
+    const created = await createApiKey(operatorContext(deps), { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined });
     return { id: created.doc._id, key: created.key, appId: created.doc.appId, scopes: created.doc.scopes, mode: created.doc.mode };
   },
   'key revoke': async (deps, args) => {
     const { positionals } = options(args, {});
     if (positionals.length !== 1) throw new UsageError('key revoke takes one KEY_ID');
-    const doc = await revokeApiKey(deps, positionals[0], operator());
+    const doc = await revokeApiKey(operatorContext(deps), positionals[0]);
     return { id: doc._id, revokedAt: doc.revokedAt };
   },
   'staff create': async (deps, args) => {
@@ -73,23 +64,23 @@ const commands: Record<string, Command> = {
       if (parsed === null) throw new UsageError('--ttl must be seconds, or a number with s, m, h or d (for example 90m, 12h, 7d)');
       ttlMs = parsed;
     }
-    const created = await createStaff(deps, required(values.role, 'role'), values.name as string | undefined, { ttlMs, actor: operator() });
+    const created = await createStaff(operatorContext(deps), required(values.role, 'role'), values.name as string | undefined, { ttlMs });
     return { id: created.id, token: created.token, expiresAt: created.expiresAt };
   },
   'staff list': async (deps, args) => {
     options(args, {});
-    return { data: await listStaff(deps) };
+    return { data: await listStaff(operatorContext(deps)) };
   },
   'staff revoke': async (deps, args) => {
     const { positionals } = options(args, {});
     if (positionals.length !== 1) throw new UsageError('staff revoke takes one STAFF_ID');
-    const doc = await revokeStaff(deps, positionals[0], operator());
+    const doc = await revokeStaff(operatorContext(deps), positionals[0]);
     return { id: doc.id, revokedAt: doc.revokedAt };
   },
   'signing-key rotate': async (deps, args) => {
     const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
     const { kid, revoked } = await deps.signingKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
-    await recordAction(deps, { actor: operator(), action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
+    await recordAction(deps, { actor: actorOf(operatorContext(deps)), action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
     return { kid, revokedPrevious: revoked };
   },
   audit: async (deps, args) => {
@@ -98,7 +89,7 @@ const commands: Record<string, Command> = {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be an integer from 1 to 100');
     // Without --app: every entry, operator and staff actions included.
     const appId = values.app === undefined ? null : required(values.app, 'app');
-    const page = await listAudit(deps, { appId, limit });
+    const page = await deps.repos.audit.list(appId, { limit });
     return {
       data: page.data.map((d) => ({
         id: d._id,

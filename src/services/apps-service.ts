@@ -3,7 +3,6 @@ import { requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
 import { validationFailed } from '../core/errors';
 import { newId } from '../core/ids';
-import type { Deps } from '../core/deps';
 import { actorOf, recordAction } from './audit-service';
 
 export interface CreateAppInput {
@@ -13,7 +12,9 @@ export interface CreateAppInput {
 }
 
 /** Operators (CLI) and admin staff create apps. */
-export async function createApp(deps: Deps, input: CreateAppInput, actor = 'operator'): Promise<AppDoc> {
+export async function createApp(ctx: RequestContext, input: CreateAppInput): Promise<AppDoc> {
+  requireStaff(ctx, { write: true });
+  const deps = ctx.deps;
   const name = input.name.trim();
   const errors = [];
   if (name.length < 1 || name.length > 100) errors.push({ pointer: '/name', message: 'must be 1 to 100 characters' });
@@ -28,16 +29,17 @@ export async function createApp(deps: Deps, input: CreateAppInput, actor = 'oper
     latestBuild: null,
   };
   await deps.repos.apps.insert(app);
-  await recordAction(deps, { actor, action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });
+  await recordAction(deps, { actor: actorOf(ctx), action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });
   return app;
 }
 
-export async function createAppAsStaff(ctx: RequestContext, input: CreateAppInput): Promise<AppDoc> {
-  requireStaff(ctx, { write: true });
-  return createApp(ctx.deps, input, actorOf(ctx));
-}
-
+/**
+ * Staff: any app. An app credential: its own app (null for any other, as for an unknown id), so REST reads an app's
+ * lists through App's connections; each of App's fields then checks its own scope. /graphql serves staff only.
+ */
 export async function getApp(ctx: RequestContext, id: string): Promise<AppDoc | null> {
+  const p = ctx.principal;
+  if (p.kind === 'api_key' || p.kind === 'oidc') return p.appId === id ? ctx.loaders.apps.load(id) : null;
   requireStaff(ctx, { write: false });
   return ctx.repos.apps.findById(id);
 }

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from './context';
 import type { Deps } from '../core/deps';
-import { appAccess, requireStaff } from '../auth/authorize';
-import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
-import { DomainError } from '../core/errors';
+import type { AuditAction, AuditDoc } from '../data/audit-repo';
 import { newId } from '../core/ids';
 
 export interface AuditEntryInput {
@@ -101,6 +99,8 @@ export function actorOf(ctx: RequestContext): string {
       return `api_key:${p.keyId}`;
     case 'oidc':
       return `oidc_rule:${p.bucketRuleId}`;
+    case 'operator':
+      return p.user ? `operator:${p.user}` : 'operator';
     case 'anonymous':
       return 'anonymous';
   }
@@ -116,7 +116,7 @@ export interface ActionAuditInput {
 
 /**
  * Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. These entries belong to
- * the service's own log (`auditLog`, `shieldgate audit`), not to an app's trail that its key holders read: the app
+ * the service's own log (`auditLogConnection`, `shieldgate audit`), not to an app's trail that its key holders read: the app
  * concerned is named in `details.appId`, and the entry's `appId` stays null.
  */
 export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise<void> {
@@ -134,46 +134,4 @@ export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise
     actor: entry.actor,
     resource: entry.resource,
   });
-}
-
-export interface AuditListInput {
-  appId: string | null; // null: every entry
-  limit: number;
-  action?: string | null;
-  cursor?: string | null;
-}
-
-type AuditPosition = [number, string];
-
-/** Audit entries of an app, newest first: app owners (rules:read) see why their exchanges were refused. */
-export async function listAudit(deps: Deps, input: AuditListInput) {
-  if (input.action && !(AUDIT_ACTIONS as readonly string[]).includes(input.action)) {
-    throw new DomainError('validation_failed', 'Unknown audit action.', { errors: [{ pointer: '/query/action', message: `must be one of ${AUDIT_ACTIONS.join(', ')}` }] });
-  }
-  const action = (input.action ?? undefined) as AuditAction | undefined;
-  const filter = { appId: input.appId, action: action ?? null };
-  const after = input.cursor ? deps.cursors.decode<AuditPosition>('audit', filter, input.cursor) : undefined;
-  const limit = Math.min(Math.max(input.limit, 1), 100);
-  const page = await deps.repos.audit.list(input.appId, {
-    limit,
-    action,
-    after: after ? { occurredAt: new Date(after[0]), id: after[1] } : undefined,
-  });
-  const last = page.data[page.data.length - 1];
-  return {
-    data: page.data,
-    hasMore: page.hasMore,
-    nextCursor: page.hasMore && last ? deps.cursors.encode('audit', filter, [last.occurredAt.getTime(), last._id]) : null,
-  };
-}
-
-export async function listAuditForCaller(ctx: RequestContext, input: AuditListInput & { appId: string }) {
-  await appAccess(ctx, 'rules:read', input.appId, { write: false });
-  return listAudit(ctx.deps, input);
-}
-
-/** Every entry, of every app and of none (staff and operator actions): admin staff only (the `write` role). */
-export async function listAuditLog(ctx: RequestContext, input: Omit<AuditListInput, 'appId'>) {
-  requireStaff(ctx, { write: true });
-  return listAudit(ctx.deps, { ...input, appId: null });
 }

@@ -1,6 +1,6 @@
 import type { RequestContext } from './context';
 import type { Deps } from '../core/deps';
-import { requireStaff } from '../auth/authorize';
+import { requireOperator, requireStaff } from '../auth/authorize';
 import { isScope, SCOPES } from '../auth/scopes';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
 import { formatApiKey, formatStaffToken } from '../crypto/credentials';
@@ -10,9 +10,6 @@ import { randomAlnum } from '../core/ids';
 import { STAFF_DEFAULT_TTL_MS, staffExpiry, type StaffDoc, type StaffRole } from '../data/staff-repo';
 import { actorOf, recordAction } from './audit-service';
 
-/** The operator at the command line, when the CLI does not name one. */
-export const OPERATOR = 'operator';
-
 export interface CreateKeyInput {
   appId: string;
   scopes: string[];
@@ -21,7 +18,11 @@ export interface CreateKeyInput {
 }
 
 /** Creates an API key. The full key (with its secret) is returned here once; only a hash of the secret is kept. */
-export async function createApiKey(deps: Deps, input: CreateKeyInput, actor = OPERATOR): Promise<{ doc: ApiKeyDoc; key: string }> {
+/** Operators (CLI) and admin staff create API keys. */
+export async function createApiKey(ctx: RequestContext, input: CreateKeyInput): Promise<{ doc: ApiKeyDoc; key: string }> {
+  requireStaff(ctx, { write: true });
+  const deps = ctx.deps;
+  const actor = actorOf(ctx);
   const unknown = input.scopes.filter((s) => !isScope(s));
   const errors = [];
   if (input.scopes.length === 0) errors.push({ pointer: '/scopes', message: 'at least one scope is required' });
@@ -49,7 +50,11 @@ export async function createApiKey(deps: Deps, input: CreateKeyInput, actor = OP
 }
 
 /** Revokes a key: the next request that presents it is refused, on every instance (keys are never cached). */
-export async function revokeApiKey(deps: Deps, id: string, actor = OPERATOR): Promise<ApiKeyDoc> {
+/** Operators (CLI) and admin staff revoke API keys. */
+export async function revokeApiKey(ctx: RequestContext, id: string): Promise<ApiKeyDoc> {
+  requireStaff(ctx, { write: true });
+  const deps = ctx.deps;
+  const actor = actorOf(ctx);
   const existing = await deps.repos.apiKeys.findById(id);
   if (!existing) throw notFound('API key');
   if (!existing.revokedAt) {
@@ -64,18 +69,19 @@ export async function revokeApiKey(deps: Deps, id: string, actor = OPERATOR): Pr
 export interface CreateStaffOptions {
   /** Lifetime of the token; default 12 hours. */
   ttlMs?: number;
-  actor?: string;
 }
 
 /** Longest lifetime a staff token may be given: a token is a person's working credential, not a service's. */
 export const STAFF_MAX_TTL_MS = 90 * 24 * 3600_000;
 
 export async function createStaff(
-  deps: Deps,
+  ctx: RequestContext,
   role: string,
   name?: string | null,
   options: CreateStaffOptions = {},
 ): Promise<{ id: string; token: string; expiresAt: Date }> {
+  requireOperator(ctx);
+  const deps = ctx.deps;
   if (role !== 'support' && role !== 'admin') {
     throw new DomainError('validation_failed', 'role must be support or admin', { errors: [{ pointer: '/role', message: 'must be support or admin' }] });
   }
@@ -97,7 +103,7 @@ export async function createStaff(
     revokedAt: null,
     lastUsedAt: null,
   });
-  await recordAction(deps, { actor: options.actor ?? OPERATOR, action: 'staff.created', resource: `staff:${id}`, details: { role, expiresAt: expiresAt.toISOString() } });
+  await recordAction(deps, { actor: actorOf(ctx), action: 'staff.created', resource: `staff:${id}`, details: { role, expiresAt: expiresAt.toISOString() } });
   return { id, token: formatStaffToken(id, secret), expiresAt };
 }
 
@@ -114,12 +120,16 @@ export function staffView(doc: StaffDoc) {
   };
 }
 
-export async function listStaff(deps: Deps) {
-  return (await deps.repos.staff.list()).map(staffView);
+export async function listStaff(ctx: RequestContext) {
+  requireOperator(ctx);
+  return (await ctx.repos.staff.list()).map(staffView);
 }
 
 /** Revokes a staff token: the next request that presents it is refused, on every instance (never cached). */
-export async function revokeStaff(deps: Deps, id: string, actor = OPERATOR) {
+export async function revokeStaff(ctx: RequestContext, id: string) {
+  requireOperator(ctx);
+  const deps = ctx.deps;
+  const actor = actorOf(ctx);
   const existing = await deps.repos.staff.findById(id);
   if (!existing) throw notFound('Staff token');
   const doc = existing.revokedAt ? existing : await deps.repos.staff.revoke(id, deps.clock.now());
@@ -128,15 +138,7 @@ export async function revokeStaff(deps: Deps, id: string, actor = OPERATOR) {
   return staffView(doc);
 }
 
-export async function createApiKeyAsStaff(ctx: RequestContext, input: CreateKeyInput) {
-  requireStaff(ctx, { write: true });
-  return createApiKey(ctx.deps, input, actorOf(ctx));
-}
 
-export async function revokeApiKeyAsStaff(ctx: RequestContext, id: string) {
-  requireStaff(ctx, { write: true });
-  return revokeApiKey(ctx.deps, id, actorOf(ctx));
-}
 
 export async function listApiKeys(ctx: RequestContext, appId: string): Promise<ApiKeyDoc[]> {
   requireStaff(ctx, { write: false });

@@ -39,6 +39,7 @@ function keyMode(principal: Principal): PreviewMeta['keyMode'] | null {
     case 'oidc':
       return 'oidc';
     case 'staff':
+    case 'operator':
     case 'anonymous':
       return null;
   }

@@ -19,6 +19,7 @@ export function whoami(ctx: RequestContext): WhoamiView {
     case 'oidc':
       return { appId: p.appId, plan: p.plan, scopes: p.scopes, auth: 'oidc', expiresAt: p.expiresAt };
     case 'staff':
+    case 'operator':
       throw new DomainError('insufficient_scope', 'Staff have no app identity; whoami is for app credentials.');
     case 'anonymous':
       throw new DomainError('unauthorized', 'A valid credential is required.');

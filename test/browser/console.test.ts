@@ -14,6 +14,7 @@ import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
 import { REPO_ROOT } from '../../src/core/paths';
 import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
 import { HISTORY_BUILDS, seed, type Seeded } from './seed';
+import { operatorContext } from '../../src/services/operator-context';
 
 const DAY = 86_400_000;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
@@ -143,7 +144,7 @@ describe('sign-in', () => {
     const token = await h.newStaff('support');
     const s = await open(token, route('keys'));
     await s.page.waitForSelector('[data-table=keys]');
-    await revokeStaff(h.deps, token.split('_')[1]);
+    await revokeStaff(operatorContext(h.deps), token.split('_')[1]);
     await s.page.click('[data-view=builds]');
     await s.page.waitForSelector('[data-notice]');
     expect(await s.page.textContent('[data-notice]')).toContain('expired or was revoked');

@@ -12,6 +12,7 @@ import { androidManifest, buildApk } from '../fixtures/build-packages';
 import { registerBuild, uploadPackage, waitForStaticScan } from '../integration/scans-support';
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey } from '../../src/services/keys-service';
+import { operatorContext } from '../../src/services/operator-context';
 
 export interface Seeded {
   appId: string;
@@ -31,13 +32,13 @@ async function post(h: Harness, path: string, key: string, body: unknown): Promi
 }
 
 export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
-  const app = await createApp(h.deps, { name: 'Acme Banking', plan: 'scale', org: 'acme' });
-  const quiet = await createApp(h.deps, { name: 'Quiet Notes', plan: 'indie', org: 'quiet' });
+  const app = await createApp(operatorContext(h.deps), { name: 'Acme Banking', plan: 'scale', org: 'acme' });
+  const quiet = await createApp(operatorContext(h.deps), { name: 'Quiet Notes', plan: 'indie', org: 'quiet' });
   const appId = app._id;
-  const ci = await createApiKey(h.deps, { appId, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live', name: 'Release CI' });
-  const device = await createApiKey(h.deps, { appId, scopes: ['events:ingest', 'attest:verify'], mode: 'live', name: 'Android SDK' });
-  const nightly = await createApiKey(h.deps, { appId, scopes: ['builds:read', 'threats:read'], mode: 'test', name: 'Nightly dashboard' });
-  const rules = await createApiKey(h.deps, { appId, scopes: ['rules:write', 'rules:read'], mode: 'live', name: 'Platform team' });
+  const ci = await createApiKey(operatorContext(h.deps), { appId, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live', name: 'Release CI' });
+  const device = await createApiKey(operatorContext(h.deps), { appId, scopes: ['events:ingest', 'attest:verify'], mode: 'live', name: 'Android SDK' });
+  const nightly = await createApiKey(operatorContext(h.deps), { appId, scopes: ['builds:read', 'threats:read'], mode: 'test', name: 'Nightly dashboard' });
+  const rules = await createApiKey(operatorContext(h.deps), { appId, scopes: ['rules:write', 'rules:read'], mode: 'live', name: 'Platform team' });
 
   // A history of builds registered over REST with the CI key (no package declared, so no scan): more than one page
   // of the builds view (25), older than the graded ones below.

@@ -2,6 +2,7 @@
 // API credentials), scope checks (403 insufficient_scope), tenant isolation (another app is 404), and whoami.
 import { startHarness, bearer, type Harness, readJson } from '../support/harness';
 import { revokeApiKey } from '../../src/services/keys-service';
+import { operatorContext } from '../../src/services/operator-context';
 
 let h: Harness;
 beforeAll(async () => {
@@ -45,7 +46,7 @@ describe('every kind of bad credential gets the same 401', () => {
     const { appId } = await h.newApp();
     const good = await h.newKey(appId, ['builds:read']);
     const revoked = await h.newKey(appId, ['builds:read']);
-    await revokeApiKey(h.deps, revoked.id);
+    await revokeApiKey(operatorContext(h.deps), revoked.id);
     const staff = await h.newStaff('admin');
     const [id, secret] = [idOf(good.key), secretOf(good.key)];
     const variants: Record<string, Record<string, string>> = {
@@ -77,7 +78,7 @@ describe('every kind of bad credential gets the same 401', () => {
     const { appId } = await h.newApp();
     const k = await h.newKey(appId, ['builds:read']);
     expect((await h.api('/v1/whoami', { headers: bearer(k.key) })).status).toBe(200);
-    await revokeApiKey(h.deps, k.id);
+    await revokeApiKey(operatorContext(h.deps), k.id);
     expect((await h.api('/v1/whoami', { headers: bearer(k.key) })).status).toBe(401);
   });
 

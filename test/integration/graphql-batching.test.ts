@@ -12,6 +12,7 @@ import type { StaffPrincipal } from '../../src/auth/principal';
 import { createApp } from '../../src/services/apps-service';
 import { testBedEnv } from '../support/harness';
 import { executeAs, seedBuild, seedScan, seedThreat } from '../support/staff-seed';
+import { operatorContext } from '../../src/services/operator-context';
 
 let mongo: MongoClient;
 let deps: Deps;
@@ -38,7 +39,7 @@ const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 
 /** An app with `n` builds (each with a preview and a static scan, half with a stored grade) and `n` threats. */
 async function seedApp(n: number): Promise<string> {
-  const app = await createApp(deps, { name: `app of ${n}`, plan: 'scale' });
+  const app = await createApp(operatorContext(deps), { name: `app of ${n}`, plan: 'scale' });
   for (let i = 0; i < n; i++) {
     const build = await seedBuild(deps, app._id, { createdAt: at(i), platform: i % 2 ? 'ios' : 'android', ...(i % 2 ? { grade: 'B' } : {}) });
     await seedScan(deps, build, { engine: 'preview', grade: 'A', createdAt: at(i) });

@@ -13,6 +13,7 @@ import { createDeps, closeDeps } from '../../src/bootstrap';
 import { createLogger } from '../../src/core/logger';
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey } from '../../src/services/keys-service';
+import { operatorContext } from '../../src/services/operator-context';
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -66,8 +67,8 @@ it('answers health and readiness, and drains an in-flight request on SIGTERM', a
   const mongo = new MongoClient(bed.MONGODB_URI);
   await mongo.connect();
   const deps = await createDeps(loadConfig({ MONGODB_URI: bed.MONGODB_URI, MONGODB_DATABASE: dbName }), { mongo, logger: createLogger('silent') });
-  const app = await createApp(deps, { name: 'life', plan: 'indie' });
-  const { key } = await createApiKey(deps, { appId: app._id, scopes: ['builds:write'], mode: 'live' });
+  const app = await createApp(operatorContext(deps), { name: 'life', plan: 'indie' });
+  const { key } = await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write'], mode: 'live' });
   await closeDeps(deps, { closeMongo: false });
 
   const port = await freePort();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startHarness, bearer, readJson, type Harness } from '../support/harness';
 import { createStaff } from '../../src/services/keys-service';
 import { parseDuration } from '../../src/cli/duration';
+import { operatorContext } from '../../src/services/operator-context';
 
 /** The secret part of `svc_live_<id>_<secret>` or `stf_<id>_<secret>`: everything after the id (base64url may hold `_`). */
 const secretOf = (credential: string): string => /^(?:svc_(?:live|test)|stf)_[A-Za-z0-9]+_(.+)$/.exec(credential)![1];
@@ -38,7 +39,7 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 
 it('expires a staff token after 12 hours by default, and after the lifetime given at creation', async () => {
   const standard = await h.newStaff('support');
-  const short = (await createStaff(h.deps, 'admin', 'short', { ttlMs: 30 * 60_000 })).token;
+  const short = (await createStaff(operatorContext(h.deps), 'admin', 'short', { ttlMs: 30 * 60_000 })).token;
   expect(await ping(standard)).toBe(200);
   expect(await ping(short)).toBe(200);
   h.clock.advance(30 * 60_000);
@@ -90,15 +91,15 @@ it('audits staff mutations with their actor and resource; admins read the log, s
   h.clock.advance(1000);
   await gql(admin, 'mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: keyId });
 
-  const log = await readJson(await gql(admin, '{ auditLog(limit: 3) { data { appId targetAppId action actor resource } } }'));
-  expect(log.data.auditLog.data).toEqual([
+  const log = await readJson(await gql(admin, '{ auditLogConnection(first: 3) { nodes { appId targetAppId action actor resource } } }'));
+  expect(log.data.auditLogConnection.nodes).toEqual([
     { appId: null, targetAppId: appId, action: 'api_key.revoked', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
     { appId: null, targetAppId: appId, action: 'api_key.created', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
     { appId: null, targetAppId: appId, action: 'app.created', actor: `staff:${adminId}`, resource: `app:${appId}` },
   ]);
   // The app's own trail, which its key holders read, is not where staff actions go.
   expect((await h.deps.repos.audit.list(appId, { limit: 10 })).data).toEqual([]);
-  const refused = await readJson(await gql(support, '{ auditLog { data { id } } }'));
+  const refused = await readJson(await gql(support, '{ auditLogConnection { nodes { id } } }'));
   expect(refused.errors[0].extensions.code).toBe('insufficient_scope');
   // Nothing of the key's secret is in the trail.
   const all = await h.deps.db.collection('audit_events').find({}).toArray();

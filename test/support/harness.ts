@@ -17,6 +17,7 @@ import { createApp } from '../../src/services/apps-service';
 import { createApiKey, createStaff } from '../../src/services/keys-service';
 import type { Scope } from '../../src/auth/scopes';
 import { createJobRunner, type JobRunner } from '../../src/jobs';
+import { operatorContext } from '../../src/services/operator-context';
 
 export interface Harness {
   baseUrl: string;
@@ -92,12 +93,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     config,
     api: (path, init) => fetch(`${baseUrl}${path}`, init),
-    newApp: async (plan = 'startup') => ({ appId: (await createApp(deps, { name: 'test app', plan }))._id }),
+    newApp: async (plan = 'startup') => ({ appId: (await createApp(operatorContext(deps), { name: 'test app', plan }))._id }),
     newKey: async (appId, scopes, mode = 'live') => {
-      const created = await createApiKey(deps, { appId, scopes, mode });
+      const created = await createApiKey(operatorContext(deps), { appId, scopes, mode });
       return { id: created.doc._id, key: created.key };
     },
-    newStaff: async (role) => (await createStaff(deps, role)).token,
+    newStaff: async (role) => (await createStaff(operatorContext(deps), role)).token,
     jobs,
     close: async () => {
       await jobs.stop();
