@@ -10,6 +10,7 @@ import { accessLog } from './http/access-log';
 import { graphqlMetrics, httpMetrics, metricsEndpoint } from './metrics';
 import { requestState } from './http/request-state';
 import { createConsoleRouter } from './http/console';
+import { inSequence } from './http/sequence';
 
 export interface HttpApp {
   app: Express;
@@ -22,16 +23,14 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy); // who may name the client address (anonymous rate-limit buckets)
   app.set('etag', false);
-  app.use(requestTimeout(deps.config.requestTimeoutMs));
-  app.use(requestContext(deps));
-  app.use(accessLog(() => deps.logger));
-  app.use(httpMetrics());
+  // What every request meets first, as one layer of the app's router.
+  app.use(inSequence([requestTimeout(deps.config.requestTimeoutMs), requestContext(deps), accessLog(() => deps.logger), httpMetrics()]));
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps));
   app.get('/metrics', metricsEndpoint(deps.config));
   const graphql = await createGraphqlMiddleware(deps);
   app.use('/graphql', graphqlMetrics((res) => requestState(res)?.logger), ...graphql.handler);
-  app.use(createConsoleRouter());
+  app.use('/console', createConsoleRouter());
   app.use(createRestRouter(deps));
   app.use(errorHandler);
   return { app, stop: graphql.stop };

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Deps } from '../../src/core/deps';
 import { requestState } from '../../src/http/request-state';
+import { inSequence } from '../../src/http/sequence';
 import { loadSpec, specCopy, type OperationInfo } from '../support/spec';
 
 /**
@@ -27,21 +28,23 @@ function nothingToValidate(table: OperationInfo[]): Set<OperationInfo> {
  * Requests against the contract (400/415/422 through the error handler), and with VALIDATE_RESPONSES the answers too.
  * A request of an operation with nothing to check, and no query string, skips it when answers are not checked.
  */
-export function validate(deps: Deps, table: OperationInfo[]): RequestHandler[] {
-  const validator = OpenApiValidator.middleware({
-    apiSpec: specCopy() as never,
-    validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
-    validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: false, // credentials and scopes are ours to check (auth middleware and services)
-    validateFormats: true,
-    ignoreUndocumented: true, // the route step already answered every path outside the contract
-    fileUploader: false,
-  }) as RequestHandler[];
+export function validate(deps: Deps, table: OperationInfo[]): RequestHandler {
+  const validator = inSequence(
+    OpenApiValidator.middleware({
+      apiSpec: specCopy() as never,
+      validateRequests: { allowUnknownQueryParameters: false, removeAdditional: false, allErrors: true },
+      validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false, // credentials and scopes are ours to check (auth middleware and services)
+      validateFormats: true,
+      ignoreUndocumented: true, // the route step already answered every path outside the contract
+      fileUploader: false,
+    }) as RequestHandler[],
+  );
   if (deps.config.validateResponses) return validator;
   const free = nothingToValidate(table);
-  return validator.map((step): RequestHandler => (req, res, next) => {
+  return (req, res, next) => {
     const op = requestState(res).op;
     if (op && free.has(op) && !req.originalUrl.includes('?')) return next();
-    return step(req, res, next);
-  });
+    return validator(req, res, next);
+  };
 }

@@ -63,18 +63,19 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>shieldgate consol
 
 /**
  * /console: the staff console, a static page talking to /graphql with the staff token typed in. The page is never
- * cached (a new deployment is picked up at once); its hashed assets are cached for good.
+ * cached (a new deployment is picked up at once); its hashed assets are cached for good. Mounted at /console (so no
+ * other request enters it): its paths are the mount's.
  */
 export function createConsoleRouter(dir: string = CONSOLE_DIST): Router {
   const built = load(dir);
   const router = Router();
-  router.get(['/console', '/console/'], (_req, res) => {
+  router.get('/', (_req, res) => {
     secure(res);
     res.setHeader('Cache-Control', 'no-store');
     if (!built) return res.status(503).type('html').send(NOT_BUILT);
     res.status(200).type('html').send(built.index);
   });
-  router.get('/console/assets/:name', (req, res) => {
+  router.get('/assets/:name', (req, res) => {
     secure(res);
     const name = req.params.name;
     const body = built?.assets.get(name);
