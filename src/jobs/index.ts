@@ -3,6 +3,7 @@ import { JobRunner, type JobHandler, type RunnerOptions } from './job-runner';
 import { giveUpScanJob, runScanJob, scanWorkersFor } from './scan-job';
 import type { ScanWorkers } from '../scan/worker';
 import { queueOwedStaticScans } from '../services/build-hooks';
+import { operatorContext } from '../services/operator-context';
 import { removeStaleCopies } from './artifact-file';
 
 export { JobRunner, backoffMs, DEFAULT_RUNNER_OPTIONS, type JobHandler, type RunnerOptions } from './job-runner';
@@ -19,7 +20,7 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
   const sweep = async () => {
     const removed = await removeStaleCopies(staleCopiesAfterMs).catch(() => 0);
     if (removed > 0) deps.logger.warn({ removed }, 'removed package copies of interrupted scans');
-    return queueOwedStaticScans(deps);
+    return queueOwedStaticScans(operatorContext(deps, null));
   };
   const handler: JobHandler = { run: (job, stopping) => runScanJob(deps, job, workers, stopping), giveUp: (job) => giveUpScanJob(deps, job), sweep };
   return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, ...options });

@@ -9,6 +9,7 @@ import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
 import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
+import { operatorContext } from '../services/operator-context';
 import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
 import { LIMITS } from '../scan/static/package/limits';
 import type { ScanSigning } from '../scan/model/types';
@@ -37,8 +38,10 @@ export function scanWorkersFor(config: Deps['config']): ScanWorkers {
  */
 export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config), stopping?: AbortSignal): Promise<void> {
   const scanId = staticScanId(job);
+  // A job runs as the operator, like every piece of work no request asked for.
+  const ctx = operatorContext(deps, null);
   const written = await deps.repos.scans.findById(job.appId, scanId);
-  if (written) return recordStaticGrade(deps, written); // written by an earlier attempt, which may have stopped before this
+  if (written) return recordStaticGrade(ctx, written); // written by an earlier attempt, which may have stopped before this
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
 
@@ -70,9 +73,9 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const named = analysis.target.name !== fileName;
   const target = named
     ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
-    : { platform: build.platform, name: await appName(deps, build.appId), version: build.version };
+    : { platform: build.platform, name: await appName(ctx, build.appId), version: build.version };
   // Continuity findings join the analyser's before the scan is scored (scanDoc), so a changed signer lowers the grade.
-  const continuity = named ? await checkSigningContinuity(deps, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
+  const continuity = named ? await checkSigningContinuity(ctx, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
   const findings = withFindings(analysis.findings, continuity, LIMITS.findings);
   await writeStaticScan(deps, staticScan(deps, job, target, findings, named ? analysis.signing : null));
 }
@@ -82,7 +85,7 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   const target = {
     platform: build?.platform ?? 'android',
-    name: await appName(deps, job.appId),
+    name: await appName(operatorContext(deps, null), job.appId),
     version: build?.version ?? null,
   };
   const interrupted = (job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES;
@@ -93,7 +96,7 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
 async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   const inserted = await deps.repos.scans.insertOnce(scan);
   // Either way the stored scan's grade: a retry's write of the same id leaves the first scan as it was.
-  await recordStaticGrade(deps, inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
+  await recordStaticGrade(operatorContext(deps, null), inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
   if (!inserted) return;
   await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
 }

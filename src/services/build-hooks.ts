@@ -1,5 +1,4 @@
-import type { Deps } from '../core/deps';
-import type { Principal } from '../auth/principal';
+import type { RequestContext } from './context';
 import type { BuildDoc } from '../data/builds-repo';
 import { createPreviewScan, queueStaticScan } from './scans-service';
 
@@ -9,25 +8,25 @@ import { createPreviewScan, queueStaticScan } from './scans-service';
  */
 
 /** After a build is stored (createBuild): the preview scan of its declared metadata, made before the answer. */
-export async function onBuildRegistered(deps: Deps, build: BuildDoc, principal: Principal): Promise<void> {
-  await createPreviewScan(deps, build, principal);
+export async function onBuildRegistered(ctx: RequestContext, build: BuildDoc): Promise<void> {
+  await createPreviewScan(ctx, build);
 }
 
 /**
  * After an artifact became `uploaded` (exactly once per build): the static scan is queued as a durable job and runs
  * off the request path (src/jobs). The job is unique per build, so a repeated call queues nothing more.
  */
-export async function onArtifactUploaded(deps: Deps, build: BuildDoc): Promise<void> {
-  await queueStaticScan(deps, build);
-  await deps.repos.builds.markScanQueued(build.appId, build._id, deps.clock.now());
+export async function onArtifactUploaded(ctx: RequestContext, build: BuildDoc): Promise<void> {
+  await queueStaticScan(ctx, build);
+  await ctx.repos.builds.markScanQueued(build.appId, build._id, ctx.clock.now());
 }
 
 /**
  * Queues the static scans still owed: a process that died between marking an artifact uploaded and queueing its
  * job leaves such a build. Queueing is unique per build, so running this beside a live upload queues nothing twice.
  */
-export async function queueOwedStaticScans(deps: Deps, limit = 100): Promise<number> {
-  const owed = await deps.repos.builds.listUploadedWithoutScanJob(limit);
-  for (const build of owed) await onArtifactUploaded(deps, build);
+export async function queueOwedStaticScans(ctx: RequestContext, limit = 100): Promise<number> {
+  const owed = await ctx.repos.builds.listUploadedWithoutScanJob(limit);
+  for (const build of owed) await onArtifactUploaded(ctx, build);
   return owed.length;
 }

@@ -101,8 +101,8 @@ export async function createBuild(ctx: RequestContext, input: CreateBuildInput):
     provenance,
   };
   await ctx.repos.builds.insert(doc);
-  await recordLatestBuild(ctx.deps, doc);
-  await runHook(ctx, 'onBuildRegistered', () => onBuildRegistered(ctx.deps, doc, ctx.principal));
+  await recordLatestBuild(ctx, doc);
+  await runHook(ctx, 'onBuildRegistered', () => onBuildRegistered(ctx, doc));
   return doc;
 }
 
@@ -261,7 +261,7 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
       throw new DomainError('artifact_already_uploaded', 'The artifact is already uploaded.');
     }
     const uploaded: BuildDoc = { ...build, artifact: { ...build.artifact, status: 'uploaded', uploadedAt } };
-    await runHook(ctx, 'onArtifactUploaded', () => onArtifactUploaded(deps, uploaded));
+    await runHook(ctx, 'onArtifactUploaded', () => onArtifactUploaded(ctx, uploaded));
     return uploaded;
   } finally {
     clearInterval(renewer);

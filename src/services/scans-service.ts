@@ -46,13 +46,13 @@ function keyMode(principal: Principal): PreviewMeta['keyMode'] | null {
 }
 
 /** The display name of a scan target: the app's name, or its id when the app has gone. */
-export async function appName(deps: Deps, appId: string): Promise<string> {
-  return (await deps.repos.apps.findById(appId))?.name ?? appId;
+export async function appName(ctx: RequestContext, appId: string): Promise<string> {
+  return (await ctx.repos.apps.findById(appId))?.name ?? appId;
 }
 
-/** The preview scan of a freshly registered build: rules over what was declared, made synchronously. */
-export async function createPreviewScan(deps: Deps, build: BuildDoc, principal: Principal): Promise<ScanDoc | null> {
-  const mode = keyMode(principal);
+/** The preview scan of a freshly registered build, by its registering caller: rules over what was declared, made synchronously. */
+export async function createPreviewScan(ctx: RequestContext, build: BuildDoc): Promise<ScanDoc | null> {
+  const mode = keyMode(ctx.principal);
   if (mode === null) return null;
   const findings = previewFindings({
     platform: build.platform,
@@ -67,19 +67,19 @@ export async function createPreviewScan(deps: Deps, build: BuildDoc, principal: 
     appId: build.appId,
     buildId: build._id,
     engine: 'preview',
-    target: { platform: build.platform, name: await appName(deps, build.appId), version: build.version },
+    target: { platform: build.platform, name: await appName(ctx, build.appId), version: build.version },
     findings,
     signing: null, // a preview reads no package: nothing is signed yet
-    createdAt: deps.clock.now(),
+    createdAt: ctx.clock.now(),
   });
-  await deps.repos.scans.insertOnce(doc);
+  await ctx.repos.scans.insertOnce(doc);
   return doc;
 }
 
 /** Queues the static scan of an uploaded artifact as a durable job; a second call for the same build does nothing. */
-export async function queueStaticScan(deps: Deps, build: BuildDoc): Promise<boolean> {
-  const now = deps.clock.now();
-  return deps.repos.scanJobs.enqueue({
+export async function queueStaticScan(ctx: RequestContext, build: BuildDoc): Promise<boolean> {
+  const now = ctx.clock.now();
+  return ctx.repos.scanJobs.enqueue({
     _id: newId('job'),
     appId: build.appId,
     buildId: build._id,

@@ -4,7 +4,7 @@
  * recorded signer (a low finding, and the record moves). Unverified signatures never record nor move anything: an
  * attacker's broken package must not become the reference.
  */
-import type { Deps } from '../core/deps';
+import type { RequestContext } from './context';
 import type { SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
 import type { Finding } from '../scan';
 import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/model/types';
@@ -54,22 +54,22 @@ const MAX_ROUNDS = 3;
  * Checks the package's signer against the recorded one, records or moves it, and returns the findings to add to the
  * scan (before it is scored). A retried job meets its own earlier record (same scan id) and reports the same.
  */
-export async function checkSigningContinuity(deps: Pick<Deps, 'repos' | 'clock'>, input: ContinuityInput): Promise<Finding[]> {
+export async function checkSigningContinuity(ctx: RequestContext, input: ContinuityInput): Promise<Finding[]> {
   const observed = observedSigner(input.signing);
   if (!observed || !input.signing || !input.package) return [];
   const key: SignerKey = { appId: input.appId, platform: input.platform, package: input.package };
   const fields = (rotatedFrom: string | null): SignerFields => ({
-    ...observed, source: 'scan', scanId: input.scanId, reason: null, rotatedFrom, recordedAt: deps.clock.now(),
+    ...observed, source: 'scan', scanId: input.scanId, reason: null, rotatedFrom, recordedAt: ctx.clock.now(),
   });
   for (let round = 0; round < MAX_ROUNDS; round++) {
     // Insert first, never find-then-insert: the unique key lets exactly one of concurrent first scans record.
-    if (await deps.repos.signers.insertFirst(key, fields(null))) return [];
-    const recorded = await deps.repos.signers.find(key);
+    if (await ctx.repos.signers.insertFirst(key, fields(null))) return [];
+    const recorded = await ctx.repos.signers.find(key);
     if (!recorded) continue; // removed in between: try to record again
     if (recorded.scanId === input.scanId) return recorded.rotatedFrom ? [rotatedFinding(input.package, recorded.rotatedFrom, observed)] : [];
     if (recorded.identity === observed.identity) return [];
     if (!rotationProven(input.signing, recorded, observed)) return [changedFinding(input, recorded, observed)];
-    if (await deps.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256))) {
+    if (await ctx.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256))) {
       return [rotatedFinding(input.package, recorded.sha256!, observed)];
     }
     // Another scan moved it first: compare with what it recorded.

@@ -11,6 +11,7 @@ import { buildTrend, latestGradeDistribution, refusedExchanges, threatTrend } fr
 import type { Principal } from '../../src/auth/principal';
 import { recordStaticGrade } from '../../src/services/builds/latest-build';
 import { event, gql, ingest } from './threats-support';
+import { operatorContext } from '../../src/services/operator-context';
 
 const DAY = 86_400_000;
 const NOW = new Date('2025-03-20T12:00:00.000Z');
@@ -44,7 +45,7 @@ async function staticScan(appId: string, buildId: string, grade: string, when: s
     createdAt: at(when),
   });
   expect(inserted).toBe(true);
-  await recordStaticGrade(h.deps, { appId, buildId, grade });
+  await recordStaticGrade(operatorContext(h.deps, null), { appId, buildId, grade });
 }
 
 const staff = (token: string, query: string, variables?: Record<string, unknown>) => gql(h, token, query, variables);

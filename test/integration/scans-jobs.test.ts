@@ -10,6 +10,7 @@ import { runScanJob } from '../../src/jobs/scan-job';
 import { ScanWorkers, WorkerStartError } from '../../src/scan/worker';
 import { onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
+import { operatorContext } from '../../src/services/operator-context';
 
 const s3Env = () => s3StoreEnv('scans');
 
@@ -38,7 +39,7 @@ it('queues one job per upload, however often the upload hook runs, and runs it f
   const queued = await job(uploaded.id);
   expect(queued).toMatchObject({ state: 'queued', attempts: 0, leaseUntil: null });
   const doc = (await h.deps.repos.builds.findById(appId, uploaded.id))!;
-  await onArtifactUploaded(h.deps, doc);
+  await onArtifactUploaded(operatorContext(h.deps, null), doc);
   expect((await job(uploaded.id))._id).toBe(queued._id);
 
   expect(await staticScans(uploaded.id)).toEqual([]);
@@ -232,9 +233,9 @@ it('queues the static scan a crash left owed between the upload and its job', as
   await h.deps.db.collection('builds').updateOne({ _id: uploaded.id as never }, { $unset: { 'artifact.scanQueuedAt': '' } });
   expect(await h.deps.repos.scanJobs.findByBuild(appId, uploaded.id)).toBeNull();
 
-  expect(await queueOwedStaticScans(h.deps)).toBeGreaterThanOrEqual(1);
+  expect(await queueOwedStaticScans(operatorContext(h.deps, null))).toBeGreaterThanOrEqual(1);
   expect(await job(uploaded.id)).toMatchObject({ state: 'queued' });
-  expect(await queueOwedStaticScans(h.deps)).toBe(0);
+  expect(await queueOwedStaticScans(operatorContext(h.deps, null))).toBe(0);
   while (await h.jobs.runDue()) {
     /* run every due job */
   }

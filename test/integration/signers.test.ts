@@ -18,6 +18,7 @@ import { scoreAndGrade } from '../../src/scan';
 import { checkSigningContinuity } from '../../src/services/signing-continuity';
 import type { AndroidSigning, IosSigning } from '../../src/scan/model/types';
 import { getScan, registerBuild, uploadPackage } from './scans-support';
+import { operatorContext } from '../../src/services/operator-context';
 
 let h: Harness;
 let appId: string;
@@ -219,7 +220,7 @@ describe('concurrent first scans of one package', () => {
     });
     const pkg = `com.example.race${++packages}`;
     const results = await Promise.all(
-      shas.map((sha, i) => checkSigningContinuity(h.deps, { appId, platform: 'android', package: pkg, scanId: `scn_race${i}xx`, signing: android(sha) })),
+      shas.map((sha, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_race${i}xx`, signing: android(sha) })),
     );
     const [record] = (await listSigners(key, appId, pkg)).body.data;
     const winner = shas.indexOf(record.sha256);
@@ -228,7 +229,7 @@ describe('concurrent first scans of one package', () => {
 
     // Two rotations from the recorded signer race: one moves the record, the other is compared with the moved one.
     const [to1, to2] = ['a'.repeat(64), 'b'.repeat(64)];
-    const moves = await Promise.all([to1, to2].map((to, i) => checkSigningContinuity(h.deps, { appId, platform: 'android', package: pkg, scanId: `scn_move${i}xx`, signing: android(to, [record.sha256, to]) })));
+    const moves = await Promise.all([to1, to2].map((to, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_move${i}xx`, signing: android(to, [record.sha256, to]) })));
     const moved = (await listSigners(key, appId, pkg)).body.data[0];
     expect([to1, to2]).toContain(moved.sha256);
     expect(moves.map((m) => m.map((f) => f.id)).sort()).toEqual([['android.signer-changed'], ['android.signer-rotated']]);
@@ -238,7 +239,7 @@ describe('concurrent first scans of one package', () => {
 describe('iOS team continuity (the service, with seals as the analyser reports them)', () => {
   const seal = (teamId: string | null, leaf: string, verified = true): IosSigning => ({ verified, teamId, signers: [{ sha256: leaf, subject: `OU=${teamId}`, notAfter: '2050-01-01T00:00:00.000Z' }] });
   const check = (pkg: string, signing: IosSigning, scanId = `scn_ios${Math.random().toString(36).slice(2, 10)}`) =>
-    checkSigningContinuity(h.deps, { appId, platform: 'ios', package: pkg, scanId, signing });
+    checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'ios', package: pkg, scanId, signing });
 
   it('records the team; a new leaf of that team passes, another team is critical ios.team-changed; unverified never records', async () => {
     const pkg = `com.example.ios${++packages}`;

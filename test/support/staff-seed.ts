@@ -14,6 +14,7 @@ import { GRADE_BANDS } from '../../src/scan/score';
 import { createContext } from '../../src/services/context';
 import { authenticateApiRequest } from '../../src/auth/authenticate';
 import type { Principal } from '../../src/auth/principal';
+import { operatorContext } from '../../src/services/operator-context';
 
 export async function seedBuild(
   deps: Deps,
@@ -34,7 +35,7 @@ export async function seedBuild(
     ...(fields.grade ? { grade: fields.grade } : {}),
   };
   await deps.repos.builds.insert(doc);
-  await recordLatestBuild(deps, doc); // as build registration does
+  await recordLatestBuild(operatorContext(deps, null), doc); // as build registration does
   return doc;
 }
 
