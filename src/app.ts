@@ -8,7 +8,6 @@ import { healthz, readyz } from './http/health';
 import { requestTimeout } from './http/request-timeout';
 import { accessLog } from './http/access-log';
 import { graphqlMetrics, httpMetrics, metricsEndpoint } from './metrics';
-import { requestState } from './http/request-state';
 import { createConsoleRouter } from './http/console';
 import { inSequence } from './http/sequence';
 
@@ -29,7 +28,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.get('/readyz', readyz(deps));
   app.get('/metrics', metricsEndpoint(deps.config));
   const graphql = await createGraphqlMiddleware(deps);
-  app.use('/graphql', graphqlMetrics((res) => requestState(res)?.logger), ...graphql.handler);
+  app.use('/graphql', graphqlMetrics(), ...graphql.handler);
   app.use('/console', createConsoleRouter());
   app.use(createRestRouter(deps));
   app.use(errorHandler);

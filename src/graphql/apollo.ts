@@ -130,8 +130,11 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
         throw new GraphQLError('A staff token is required.', { extensions: { code: 'unauthorized', http: { status: 401 } } });
       }
       // The request id and logger the request-context middleware gave this request: both entry points log alike.
+      // Kept on the request state too, where the /graphql metrics read the cost the query limits set on it.
       const state = req.res ? requestState(req.res) : undefined;
-      return createContext(deps, principal, state?.requestId, state?.logger);
+      const context = createContext(deps, principal, state?.requestId, state ? () => state.logger : undefined);
+      if (state) state.ctx = context;
+      return context;
     },
   });
   return {

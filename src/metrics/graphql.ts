@@ -1,24 +1,8 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { metrics } from './registry';
 import { graphqlOperationOf } from '../http/operation';
 import { onRequestEnd } from './request-end';
-
-/** The part of a request context this module reads: the cost the query limits computed, once they have. */
-interface CostCarrier {
-  graphqlCost?: number;
-}
-
-/**
- * Request contexts are made by the GraphQL layer; the observer of the same request is found by the request's logger
- * (the HTTP layer makes one per request and the GraphQL context is built with it). A WeakMap: nothing outlives the
- * request.
- */
-const observers = new WeakMap<object, (context: CostCarrier) => void>();
-
-/** Called by createContext (src/services/context.ts): hands the new context to the /graphql observer of its request, if any. */
-export function contextCreated(logger: object | undefined, context: CostCarrier): void {
-  if (logger) observers.get(logger)?.(context);
-}
+import { requestState } from '../http/request-state';
 
 export type GraphqlOutcome = 'ok' | 'error' | 'invalid' | 'refused' | 'failed' | 'aborted';
 
@@ -35,28 +19,25 @@ export function graphqlOutcome(status: number, body: string | undefined, aborted
 }
 
 /**
- * Counts /graphql operations by name and outcome, and records their cost when the query limits computed one. Only
- * requests that reached the GraphQL server count: one the gate refused before reading it (401, 429) names no
- * operation, and the HTTP metrics count it. A GET without a query (the Sandbox page) is no operation either.
+ * Counts /graphql operations by name and outcome, and records their cost when the query limits computed one (on the
+ * request's context, which the GraphQL layer keeps on the request state). Only requests that reached the GraphQL
+ * server count: one the gate refused before reading it (401, 429) names no operation, and the HTTP metrics count it.
+ * A GET without a query (the Sandbox page) is no operation either.
  */
-export function graphqlMetrics(loggerOf: (res: Response) => object | undefined): RequestHandler {
+export function graphqlMetrics(): RequestHandler {
   return (req, res, next) => {
-    let context: CostCarrier | undefined;
     let body: string | undefined;
-    const logger = loggerOf(res);
-    if (logger) observers.set(logger, (created) => (context ??= created));
     const send = res.send.bind(res);
     res.send = (chunk?: unknown) => {
       if (typeof chunk === 'string') body = chunk.slice(0, 16);
       return send(chunk);
     };
     onRequestEnd(res, (aborted) => {
-      if (logger) observers.delete(logger);
       if (!('body' in req)) return; // refused by the gate before the body was read
       if (req.method === 'GET' && typeof req.query?.query !== 'string' && typeof req.query?.extensions !== 'string') return;
       const operation = graphqlOperationOf(req, res);
       metrics.graphqlOperations.inc({ operation, outcome: graphqlOutcome(res.statusCode, body, aborted) });
-      const cost = context?.graphqlCost;
+      const cost = requestState(res)?.ctx?.graphqlCost;
       if (typeof cost === 'number' && Number.isFinite(cost)) metrics.graphqlCost.observe({ operation }, cost);
     });
     next();

@@ -4,7 +4,6 @@ import type { Principal } from '../auth/principal';
 import type { Logger } from '../core/logger';
 import type { Clock } from '../core/clock';
 import type { Repositories } from '../data/repositories';
-import { contextCreated } from '../metrics/graphql';
 import { createLoaders, type Loaders } from '../data/loaders';
 
 /** One context per request, built the same way by the REST facade and by /graphql. */
@@ -21,17 +20,24 @@ export interface RequestContext {
   loaders: Loaders;
 }
 
-/** `logger` is the request's logger when the HTTP layer already made one (it carries the same request id). */
-export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID(), logger?: Logger): RequestContext {
-  const context: RequestContext = {
+/**
+ * `logger` is the request's logger when the HTTP layer already has one (it carries the same request id), or how to
+ * get it. The logger and the loaders are made when first used: most requests log nothing and resolve no list.
+ */
+export function createContext(deps: Deps, principal: Principal, requestId: string = randomUUID(), logger?: Logger | (() => Logger)): RequestContext {
+  let ownLogger: Logger | undefined = typeof logger === 'function' ? undefined : logger;
+  let loaders: Loaders | undefined;
+  return {
     requestId,
     principal,
-    logger: logger ?? deps.logger.child({ requestId }),
+    get logger(): Logger {
+      return (ownLogger ??= typeof logger === 'function' ? logger() : deps.logger.child({ requestId }));
+    },
     clock: deps.clock,
     repos: deps.repos,
     deps,
-    loaders: createLoaders(deps.repos),
+    get loaders(): Loaders {
+      return (loaders ??= createLoaders(deps.repos));
+    },
   };
-  contextCreated(logger, context); // lets /graphql's metrics read the operation's cost once it is computed
-  return context;
 }

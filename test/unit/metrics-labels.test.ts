@@ -54,14 +54,15 @@ it('records the cost the GraphQL layer set on the request context, under the ope
     res.locals[STAFF_PRINCIPAL] = { kind: 'staff', staffId: 'stf_probe', role: 'support' }; // as the gate leaves it
     next();
   });
-  // Stands where Apollo stands: builds the request's context as its context function does, sets the cost the way the
-  // query limits do once they computed it, then answers.
+  // Stands where Apollo stands: builds the request's context and keeps it on the request state as its context function
+  // does, sets the cost the way the query limits do once they computed it, then answers.
   const graphqlServer: express.RequestHandler = (req, res) => {
     const context = createContext(deps, { kind: 'staff', staffId: 'stf_probe', role: 'support' }, 'req-cost-probe', res.locals.shieldgate.logger);
+    res.locals.shieldgate.ctx = context;
     context.graphqlCost = Number(req.body.variables.cost);
     res.type('application/json').send(req.body.variables.fail ? '{"errors":[{"message":"no"}],"data":null}\n' : '{"data":{"__typename":"Query"}}\n');
   };
-  app.use('/graphql', graphqlMetrics((res) => res.locals.shieldgate.logger), express.json(), graphqlServer);
+  app.use('/graphql', graphqlMetrics(), express.json(), graphqlServer);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
