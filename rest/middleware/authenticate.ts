@@ -20,7 +20,7 @@ export function authenticate(deps: Deps): RequestHandler {
       state.principal = result.ok ? result.principal : ANONYMOUS;
       state.authFailed = !result.ok;
     }
-    state.ctx = createContext(deps, state.principal, state.requestId, state.logger);
+    state.ctx = createContext(deps, state.principal, state.requestId, () => state.logger);
     next();
   };
 }

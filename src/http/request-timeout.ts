@@ -6,10 +6,13 @@ const UPLOAD_PATH = /^\/v1\/uploads\//;
 /**
  * A request whose body has not fully arrived `timeoutMs` after its headers is dropped: the socket is destroyed, as
  * Node's own requestTimeout would, so a client trickling a body cannot hold a connection (and a parser's buffer) open.
- * A handler still working on a complete request is never cut: this bounds the client, not the service.
+ * A handler still working on a complete request is never cut: this bounds the client, not the service. A request
+ * that declares no body (no Content-Length, no Transfer-Encoding) is complete with its headers: nothing to watch.
  */
 export function requestTimeout(timeoutMs: number): RequestHandler {
   return (req, res, next) => {
+    const headers = req.headers;
+    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) return next();
     if (UPLOAD_PATH.test(req.path)) return next();
     const timer = setTimeout(() => {
       if (!req.complete && !res.writableEnded) req.socket.destroy();
