@@ -28,10 +28,10 @@ const rest = readOperationFiles(REST_OPERATIONS_DIR);
 const fragments = rest.filter((f) => !f.operationName).flatMap((f) => f.document.definitions);
 const documents: Array<[string, DocumentNode, Record<string, unknown>]> = [];
 for (const f of rest.filter((o) => o.operationName === 'AuditEvents' || o.operationName === 'GetBuild')) {
-  documents.push([`rest ${f.operationName}`, { kind: Kind.DOCUMENT, definitions: [...f.document.definitions, ...fragments] }, { appId: 'app_1', id: 'bld_1', limit: 100 }]);
+  documents.push([`rest ${f.operationName}`, { kind: Kind.DOCUMENT, definitions: [...f.document.definitions, ...fragments] }, { appId: 'app_1', id: 'bld_1', first: 100 }]);
 }
 for (const f of readOperationFiles(CONSOLE_OPERATIONS_DIR).filter((o) => o.operationName)) documents.push([`console ${f.operationName}`, f.document, {}]);
-const aliased = Array.from({ length: 15 }, (_, i) => `a${i}: auditEvents(appId: "app_1", limit: 1) { data { id rules { id failed { check expected actual } } } }`).join(' ');
+const aliased = Array.from({ length: 15 }, (_, i) => `a${i}: auditLogConnection(first: 1) { nodes { id rules { id failed { check expected actual } } } }`).join(' ');
 documents.push(['15 aliased pages', parse(`{ ${aliased} }`), {}]);
 
 let worst = 0;

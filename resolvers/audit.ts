@@ -1,7 +1,7 @@
 import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers } from '../src/generated/graphql';
 import type { AuditDoc } from '../src/data/audit-repo';
 import type { AuditEventConnectionPage } from '../src/services/pages';
-import { actorOfEntry, listAuditForCaller, listAuditLog } from '../src/services/audit-service';
+import { actorOfEntry } from '../src/services/audit-service';
 import { auditLogConnection } from '../src/services/connections';
 import { connectionFields, type MappedResolvers } from './views';
 
@@ -20,8 +20,6 @@ const auditEventConnection: MappedResolvers<AuditEventConnectionResolvers, Audit
 
 export const auditResolvers: Resolvers = {
   Query: {
-    auditEvents: (_p, args, ctx) => listAuditForCaller(ctx, { appId: args.appId, action: args.action, limit: args.limit ?? 25, cursor: args.cursor }),
-    auditLog: (_p, args, ctx) => listAuditLog(ctx, { action: args.action, limit: args.limit ?? 25, cursor: args.cursor }),
     auditLogConnection: (_p, args, ctx) => auditLogConnection(ctx, args),
   },
   AuditEvent: auditEvent,

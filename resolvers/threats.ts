@@ -1,9 +1,9 @@
 import type { Resolvers, ThreatConnectionResolvers, ThreatResolvers } from '../src/generated/graphql';
 import type { ThreatDoc } from '../src/data/threats-repo';
 import type { ThreatConnectionPage } from '../src/services/pages';
-import { listThreats, threatStats } from '../src/services/threats-service';
+import { threatStats } from '../src/services/threats-service';
 import { ingestEvents } from '../src/services/events-service';
-import { appOf, asDate, asOptionalDate, buildOfApp, connectionFields, type MappedResolvers } from './views';
+import { appOf, asDate, buildOfApp, connectionFields, type MappedResolvers } from './views';
 
 /** The device hash and the merge bookkeeping have no field: they stay behind, on purpose. */
 const threat: MappedResolvers<ThreatResolvers, ThreatDoc> = {
@@ -16,10 +16,6 @@ const threatConnection: MappedResolvers<ThreatConnectionResolvers, ThreatConnect
 
 export const threatResolvers: Resolvers = {
   Query: {
-    threats: (_p, args, ctx) => {
-      const filter = args.filter ? { ...args.filter, from: asOptionalDate(args.filter.from), to: asOptionalDate(args.filter.to) } : null;
-      return listThreats(ctx, { appId: args.appId, filter, limit: args.limit, cursor: args.cursor });
-    },
     threatStats: (_p, args, ctx) => threatStats(ctx, { appId: args.appId, from: asDate(args.from), to: asDate(args.to) }),
   },
   Mutation: {

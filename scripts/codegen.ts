@@ -51,7 +51,7 @@ async function graphqlTypes(): Promise<string> {
     documents: [],
     filename: 'graphql.ts',
     config: {
-      contextType: '../context#RequestContext',
+      contextType: '../services/context#RequestContext',
       scalars: { DateTime: 'Date | string' },
       enumsAsTypes: true,
       useTypeImports: true,

@@ -1,5 +1,7 @@
 import type { Handler } from '../handler';
 import { execute } from '../support/execute';
+import { connectionArgs, toRestPage } from '../support/rest-page';
+import { notFound } from '../../src/core/errors';
 import { pathParams, queryParams } from '../support/request';
 import {
   AuditEventsDocument,
@@ -47,15 +49,10 @@ export const deleteOidcRule: Handler = async (req, res, ctx) => {
 
 export const listAuditEvents: Handler = async (req, res, ctx) => {
   const query = queryParams<{ limit?: number; cursor?: string; action?: string }>(req);
-  const { auditEvents } = await execute(ctx, AuditEventsDocument, {
-    appId: pathParams(req).id,
-    action: query.action ?? null,
-    limit: query.limit ?? 25,
-    cursor: query.cursor ?? null,
-  });
-  res.status(200).json(auditEvents);
+  const { app } = await execute(ctx, AuditEventsDocument, { appId: pathParams(req).id, action: query.action ?? null, ...connectionArgs(query) });
+  if (!app) throw notFound('App');
+  res.status(200).json(toRestPage(app.auditEvents, (event) => event));
 };
-
 
 /** A claim's value as the evaluator reads it: strings as they are, anything else as its JSON text. */
 const claimValue = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));

@@ -3,6 +3,8 @@ import type { Writable } from 'node:stream';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
 import { execute } from '../support/execute';
+import { connectionArgs, toRestPage } from '../support/rest-page';
+import { notFound } from '../../src/core/errors';
 import { pathParams, queryParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detection, type ThreatsQuery } from '../../src/generated/rest-operations';
@@ -11,7 +13,7 @@ type RestThreat = components['schemas']['Threat'];
 type EventBatch = components['schemas']['EventBatch'];
 type AttestRequest = components['schemas']['AttestRequest'];
 
-type ListedThreat = ThreatsQuery['threats']['data'][number];
+type ListedThreat = NonNullable<ThreatsQuery['app']>['threats']['nodes'][number];
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
@@ -34,13 +36,13 @@ function toRest(t: ListedThreat): RestThreat {
 
 export const listThreats: Handler = async (req, res, ctx) => {
   const query = queryParams<{ limit?: number; cursor?: string; detection?: Detection }>(req);
-  const { threats } = await execute(ctx, ThreatsDocument, {
+  const { app } = await execute(ctx, ThreatsDocument, {
     appId: pathParams(req).id,
     filter: query.detection ? { detection: query.detection } : null,
-    limit: query.limit ?? 25,
-    cursor: query.cursor ?? null,
+    ...connectionArgs(query),
   });
-  res.status(200).json({ data: threats.data.map(toRest), hasMore: threats.hasMore, nextCursor: threats.nextCursor ?? null });
+  if (!app) throw notFound('App');
+  res.status(200).json(toRestPage(app.threats, toRest));
 };
 
 /** Device ids travel in the variables only: nothing here logs them, and no response carries them. */

@@ -48,13 +48,6 @@ export type Query = {
   apps: Array<App>;
   /** Staff: apps, newest first, one page of `first` (1 to 100) after the cursor `after`. */
   appsConnection: AppConnection;
-  /** @deprecated Use App.auditEvents, a connection. */
-  auditEvents: AuditPage;
-  /**
-   * Admin staff: every audit entry, newest first, staff and operator actions included (their app is in details).
-   * @deprecated Use auditLogConnection.
-   */
-  auditLog: AuditPage;
   /**
    * Admin staff: every audit entry, newest first, staff and operator actions included (their app is in targetAppId);
    * `action` narrows to one action (an unknown one is refused).
@@ -89,8 +82,6 @@ export type Query = {
   signers: Array<SignerRecord>;
   /** Staff: the caller's own token (the console reads it to show who is signed in and which controls to offer). */
   staffWhoami: StaffIdentity;
-  /** @deprecated Use App.threats, a connection. */
-  threats: ThreatPage;
   threatStats: Array<ThreatDailyCount>;
   webhooks: Array<Webhook>;
   whoami: Whoami;
@@ -121,21 +112,6 @@ export type QueryAppsConnectionArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<AppFilter>;
-};
-
-
-export type QueryAuditEventsArgs = {
-  appId: Scalars['ID']['input'];
-  action?: InputMaybe<Scalars['String']['input']>;
-  limit?: InputMaybe<Scalars['Int']['input']>;
-  cursor?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-export type QueryAuditLogArgs = {
-  action?: InputMaybe<Scalars['String']['input']>;
-  limit?: InputMaybe<Scalars['Int']['input']>;
-  cursor?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -181,14 +157,6 @@ export type QueryScanArgs = {
 export type QuerySignersArgs = {
   appId: Scalars['ID']['input'];
   package?: InputMaybe<Scalars['String']['input']>;
-};
-
-
-export type QueryThreatsArgs = {
-  appId: Scalars['ID']['input'];
-  filter?: InputMaybe<ThreatFilter>;
-  limit?: InputMaybe<Scalars['Int']['input']>;
-  cursor?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -564,13 +532,6 @@ export type AuditEventConnection = {
   nodes: Array<AuditEvent>;
   pageInfo: PageInfo;
   totalCount?: Maybe<Scalars['Int']['output']>;
-};
-
-export type AuditPage = {
-  __typename?: 'AuditPage';
-  data: Array<AuditEvent>;
-  hasMore: Scalars['Boolean']['output'];
-  nextCursor?: Maybe<Scalars['String']['output']>;
 };
 
 export type BuildStatus =
@@ -1110,13 +1071,6 @@ export type ThreatConnection = {
   totalCount?: Maybe<Scalars['Int']['output']>;
 };
 
-export type ThreatPage = {
-  __typename?: 'ThreatPage';
-  data: Array<Threat>;
-  hasMore: Scalars['Boolean']['output'];
-  nextCursor?: Maybe<Scalars['String']['output']>;
-};
-
 export type ThreatFilter = {
   detection?: InputMaybe<Detection>;
   verdict?: InputMaybe<Verdict>;
@@ -1332,7 +1286,6 @@ export type ResolversTypes = {
   AuditEvent: ResolverTypeWrapper<AuditDoc>;
   AuditEventEdge: ResolverTypeWrapper<Omit<AuditEventEdge, 'node'> & { node: ResolversTypes['AuditEvent'] }>;
   AuditEventConnection: ResolverTypeWrapper<AuditEventConnectionPage>;
-  AuditPage: ResolverTypeWrapper<Omit<AuditPage, 'data'> & { data: Array<ResolversTypes['AuditEvent']> }>;
   BuildStatus: BuildStatus;
   ArtifactStatus: ArtifactStatus;
   Artifact: ResolverTypeWrapper<Artifact>;
@@ -1391,7 +1344,6 @@ export type ResolversTypes = {
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ThreatEdge: ResolverTypeWrapper<Omit<ThreatEdge, 'node'> & { node: ResolversTypes['Threat'] }>;
   ThreatConnection: ResolverTypeWrapper<ThreatConnectionPage>;
-  ThreatPage: ResolverTypeWrapper<Omit<ThreatPage, 'data'> & { data: Array<ResolversTypes['Threat']> }>;
   ThreatFilter: ThreatFilter;
   ThreatDailyCount: ResolverTypeWrapper<ThreatDailyCount>;
   SecurityEventInput: SecurityEventInput;
@@ -1425,7 +1377,6 @@ export type ResolversParentTypes = {
   AuditEvent: AuditDoc;
   AuditEventEdge: Omit<AuditEventEdge, 'node'> & { node: ResolversParentTypes['AuditEvent'] };
   AuditEventConnection: AuditEventConnectionPage;
-  AuditPage: Omit<AuditPage, 'data'> & { data: Array<ResolversParentTypes['AuditEvent']> };
   Artifact: Artifact;
   BuildScanSummary: BuildScanSummary;
   BuildProvenance: BuildProvenance;
@@ -1473,7 +1424,6 @@ export type ResolversParentTypes = {
   Float: Scalars['Float']['output'];
   ThreatEdge: Omit<ThreatEdge, 'node'> & { node: ResolversParentTypes['Threat'] };
   ThreatConnection: ThreatConnectionPage;
-  ThreatPage: Omit<ThreatPage, 'data'> & { data: Array<ResolversParentTypes['Threat']> };
   ThreatFilter: ThreatFilter;
   ThreatDailyCount: ThreatDailyCount;
   SecurityEventInput: SecurityEventInput;
@@ -1496,8 +1446,6 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppArgs, 'id'>>;
   apps?: Resolver<Array<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppsArgs, 'limit'>>;
   appsConnection?: Resolver<ResolversTypes['AppConnection'], ParentType, ContextType, RequireFields<QueryAppsConnectionArgs, 'first'>>;
-  auditEvents?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'appId' | 'limit'>>;
-  auditLog?: Resolver<ResolversTypes['AuditPage'], ParentType, ContextType, RequireFields<QueryAuditLogArgs, 'limit'>>;
   auditLogConnection?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditLogConnectionArgs, 'first'>>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildArgs, 'id'>>;
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
@@ -1508,7 +1456,6 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
   signers?: Resolver<Array<ResolversTypes['SignerRecord']>, ParentType, ContextType, RequireFields<QuerySignersArgs, 'appId'>>;
   staffWhoami?: Resolver<ResolversTypes['StaffIdentity'], ParentType, ContextType>;
-  threats?: Resolver<ResolversTypes['ThreatPage'], ParentType, ContextType, RequireFields<QueryThreatsArgs, 'appId' | 'limit'>>;
   threatStats?: Resolver<Array<ResolversTypes['ThreatDailyCount']>, ParentType, ContextType, RequireFields<QueryThreatStatsArgs, 'appId' | 'from' | 'to'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType, RequireFields<QueryWebhooksArgs, 'appId'>>;
   whoami?: Resolver<ResolversTypes['Whoami'], ParentType, ContextType>;
@@ -1610,12 +1557,6 @@ export type AuditEventConnectionResolvers<ContextType = RequestContext, ParentTy
   nodes?: Resolver<Array<ResolversTypes['AuditEvent']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-};
-
-export type AuditPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditPage'] = ResolversParentTypes['AuditPage']> = {
-  data?: Resolver<Array<ResolversTypes['AuditEvent']>, ParentType, ContextType>;
-  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ArtifactResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Artifact'] = ResolversParentTypes['Artifact']> = {
@@ -1928,12 +1869,6 @@ export type ThreatConnectionResolvers<ContextType = RequestContext, ParentType e
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
-export type ThreatPageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ThreatPage'] = ResolversParentTypes['ThreatPage']> = {
-  data?: Resolver<Array<ResolversTypes['Threat']>, ParentType, ContextType>;
-  hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  nextCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-};
-
 export type ThreatDailyCountResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ThreatDailyCount'] = ResolversParentTypes['ThreatDailyCount']> = {
   day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   detection?: Resolver<ResolversTypes['Detection'], ParentType, ContextType>;
@@ -1995,7 +1930,6 @@ export type Resolvers<ContextType = RequestContext> = {
   AuditEvent?: AuditEventResolvers<ContextType>;
   AuditEventEdge?: AuditEventEdgeResolvers<ContextType>;
   AuditEventConnection?: AuditEventConnectionResolvers<ContextType>;
-  AuditPage?: AuditPageResolvers<ContextType>;
   Artifact?: ArtifactResolvers<ContextType>;
   BuildScanSummary?: BuildScanSummaryResolvers<ContextType>;
   BuildProvenance?: BuildProvenanceResolvers<ContextType>;
@@ -2034,7 +1968,6 @@ export type Resolvers<ContextType = RequestContext> = {
   Threat?: ThreatResolvers<ContextType>;
   ThreatEdge?: ThreatEdgeResolvers<ContextType>;
   ThreatConnection?: ThreatConnectionResolvers<ContextType>;
-  ThreatPage?: ThreatPageResolvers<ContextType>;
   ThreatDailyCount?: ThreatDailyCountResolvers<ContextType>;
   IngestResult?: IngestResultResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;

@@ -13,6 +13,7 @@ import { validationFailed, type FieldError } from '../core/errors';
 import { GRADE_BANDS } from '../scan/score';
 import { toQuery, withMerged, type ThreatFilterInput } from './threats-service';
 import {
+  FORMER_KINDS,
   boundDate,
   firstOfMore,
   keysetConnection,
@@ -122,7 +123,7 @@ export async function threatsConnection(ctx: RequestContext, app: AppDoc, args: 
   const query = toQuery(args.filter);
   const kind = 'connection:threats';
   const bound = { appId: app._id, ...query, from: boundDate(query.from), to: boundDate(query.to) };
-  const after = resumeAfter(ctx, kind, bound, args.after);
+  const after = resumeAfter(ctx, kind, bound, args.after, FORMER_KINDS.threats);
   const docs = await ctx.repos.threats.list(app._id, query, size, after && { occurredAt: after.at, id: after.id });
   const items = await withMerged(ctx, app._id, docs.data);
   return keysetConnection(ctx, { kind, bound, after, items, hasMore: docs.hasMore, timeOf: (d) => d.occurredAt }, notCounted);
@@ -162,7 +163,7 @@ async function auditConnection(ctx: RequestContext, appId: string | null, args: 
   const action = auditAction(args.action);
   const kind = 'connection:audit';
   const bound = { appId, action };
-  const after = resumeAfter(ctx, kind, bound, args.after);
+  const after = resumeAfter(ctx, kind, bound, args.after, FORMER_KINDS.audit);
   const page = await ctx.repos.audit.list(appId, { limit: size, action: action ?? undefined, after: after && { occurredAt: after.at, id: after.id } });
   const docs = page.hasMore ? [...page.data, ...page.data.slice(-1)] : page.data;
   return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.occurredAt }, notCounted);

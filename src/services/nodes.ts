@@ -61,7 +61,7 @@ async function auditEvent(ctx: RequestContext, id: string): Promise<AuditDoc | n
   if (!doc) return null;
   if (doc.appId === null) {
     if (access.kind !== 'staff') return null;
-    requireStaff(ctx, { write: true }); // as auditLog: support staff are refused, not told "no such entry"
+    requireStaff(ctx, { write: true }); // as auditLogConnection: support staff are refused, not told "no such entry"
     return doc;
   }
   return access.kind === 'staff' || doc.appId === access.appId ? doc : null;

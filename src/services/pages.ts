@@ -60,12 +60,42 @@ function isPosition(value: unknown): value is Position {
 /**
  * The position an `after` cursor resumes from. The cursor is authenticated and bound to `kind` and `bound` (the
  * app and filter of the query), so a tampered cursor or one made for other arguments is refused (invalid_cursor).
+ *
+ * `formerKind` names the kind REST page cursors were issued under before REST read the connections: such a cursor
+ * holds the same position bound to the same arguments, so it is accepted too, for one release (see FORMER_KINDS).
  */
-export function resumeAfter(ctx: RequestContext, kind: string, bound: unknown, after: string | null | undefined): KeysetPosition | undefined {
+export function resumeAfter(
+  ctx: RequestContext,
+  kind: string,
+  bound: unknown,
+  after: string | null | undefined,
+  formerKind?: string,
+): KeysetPosition | undefined {
   if (after == null) return undefined;
-  const decoded = ctx.deps.cursors.decode<unknown>(kind, bound, after, 'endCursor or an edge cursor');
+  const decoded = decodeEither(ctx, [kind, formerKind], bound, after);
   if (!isPosition(decoded)) throw new DomainError('invalid_cursor', 'The cursor is not valid; pass endCursor or an edge cursor exactly as returned.');
   return { at: new Date(decoded[0]), id: decoded[1] };
+}
+
+/**
+ * Cursor kinds of the page lists REST served before it read the connections (`nextCursor` of GET
+ * /v1/apps/{id}/threats and /v1/apps/{id}/audit-events). Their cursors stay good for one release after that change;
+ * remove this table, and the `formerKind` arguments, in the release after.
+ */
+export const FORMER_KINDS = { threats: 'threats', audit: 'audit' } as const;
+
+/** Decodes with the first kind; failing that, with the former one; the refusal is the current kind's. */
+function decodeEither(ctx: RequestContext, [kind, formerKind]: [string, string | undefined], bound: unknown, after: string): unknown {
+  try {
+    return ctx.deps.cursors.decode<unknown>(kind, bound, after, 'endCursor or an edge cursor');
+  } catch (error) {
+    if (formerKind === undefined) throw error;
+    try {
+      return ctx.deps.cursors.decode<unknown>(formerKind, bound, after);
+    } catch {
+      throw error;
+    }
+  }
 }
 
 /** A page read with limit + 1: the extra item only says that more follow. */

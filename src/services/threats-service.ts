@@ -1,11 +1,9 @@
 import type { RequestContext } from './context';
 import { runningExports } from '../threats/export-budget';
 import { appAccess } from '../auth/authorize';
-import { DomainError, notFound, validationFailed } from '../core/errors';
+import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
 /** Daily statistics cover at most this many days, and read at most this many windows, per call. */
 export const MAX_STATS_DAYS = 92;
 export const MAX_STATS_WINDOWS = 200_000;
@@ -19,21 +17,6 @@ export interface ThreatFilterInput {
   from?: Date | null;
   to?: Date | null;
 }
-
-export interface ThreatListInput {
-  appId: string;
-  filter?: ThreatFilterInput | null;
-  limit?: number | null;
-  cursor?: string | null;
-}
-
-export interface ThreatPage {
-  data: ThreatDoc[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
-type Position = [number, string];
 
 export function toQuery(filter: ThreatFilterInput | null | undefined): ThreatQuery {
   const f = filter ?? {};
@@ -70,38 +53,6 @@ export async function withMerged(ctx: RequestContext, appId: string, docs: Threa
       d,
     );
   });
-}
-
-function isPosition(value: unknown): value is Position {
-  return Array.isArray(value) && value.length === 2 && Number.isFinite(value[0]) && typeof value[1] === 'string';
-}
-
-
-/**
- * Security events of an app, newest first by first occurrence. The cursor carries the last (occurredAt, id) seen and
- * is bound to the app and the filter: merges never move occurredAt, so following cursors while events arrive and
- * merge yields no duplicate and skips nothing that existed when paging began.
- */
-export async function listThreats(ctx: RequestContext, input: ThreatListInput): Promise<ThreatPage> {
-  await appAccess(ctx, 'threats:read', input.appId, { write: false });
-  const query = toQuery(input.filter);
-  const limit = input.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw validationFailed([{ pointer: '/limit', message: `must be 1 to ${MAX_LIMIT}` }]);
-
-  const bound = { appId: input.appId, ...query, from: query.from?.toISOString(), to: query.to?.toISOString() };
-  let after: Position | undefined;
-  if (input.cursor) {
-    const decoded = ctx.deps.cursors.decode<unknown>('threats', bound, input.cursor);
-    if (!isPosition(decoded)) throw new DomainError('invalid_cursor', 'The cursor is not valid; pass nextCursor exactly as returned.');
-    after = decoded;
-  }
-  const page = await ctx.repos.threats.list(input.appId, query, limit, after && { occurredAt: new Date(after[0]), id: after[1] });
-  const last = page.data[page.data.length - 1];
-  return {
-    data: await withMerged(ctx, input.appId, page.data),
-    hasMore: page.hasMore,
-    nextCursor: page.hasMore && last ? ctx.deps.cursors.encode('threats', bound, [last.occurredAt.getTime(), last._id] satisfies Position) : null,
-  };
 }
 
 export interface DailyCount {

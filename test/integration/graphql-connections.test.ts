@@ -314,10 +314,7 @@ describe('deprecated lists', () => {
       `query($app: ID!) {
         apps(limit: 1) { id }
         builds(appId: $app) { id }
-        threats(appId: $app) { data { id } hasMore }
         oidcRules(appId: $app) { id }
-        auditEvents(appId: $app) { data { id } }
-        auditLog(limit: 1) { data { id } }
         app(id: $app) { apiKeys { id } }
       }`,
       { app: appId },
@@ -331,10 +328,7 @@ describe('deprecated lists', () => {
     expect(deprecated).toEqual({
       apps: 'Use appsConnection.',
       builds: 'Use App.builds, a connection with filters.',
-      threats: 'Use App.threats, a connection.',
       oidcRules: 'Use App.trustRules, a connection.',
-      auditEvents: 'Use App.auditEvents, a connection.',
-      auditLog: 'Use auditLogConnection.',
     });
   });
 });

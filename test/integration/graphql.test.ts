@@ -81,12 +81,12 @@ it('refuses queries that are too deep, too costly or too aliased before running 
   const aliases = await gql(support, `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: ping`).join(' ')} }`);
   expect(aliases.status).toBe(400);
   expect((await readJson(aliases)).errors).toEqual([expect.objectContaining({ message: 'Aliases limit of 15 exceeded, found 16.', extensions: { code: 'TOO_MANY_ALIASES' } })]);
-  // A dashboard page of threats is an ordinary query: its limit is counted once, not again for `data`.
+  // A dashboard page of threats is an ordinary query: its `first` is counted once, not again for `nodes`.
   const { appId } = await h.newApp();
-  const page = await gql(support, `query($a: ID!) { threats(appId: $a, limit: 100) { data { id detection verdict confidence action signals platform appVersion buildId occurredAt count } hasMore nextCursor } }`, { a: appId });
+  const page = await gql(support, `query($a: ID!) { app(id: $a) { threats(first: 100) { nodes { id detection verdict confidence action signals platform appVersion buildId occurredAt count } pageInfo { hasNextPage endCursor } } } }`, { a: appId });
   const pageBody = await readJson(page);
   expect(pageBody.errors).toBeUndefined();
-  expect(pageBody.data.threats).toEqual({ data: [], hasMore: false, nextCursor: null });
+  expect(pageBody.data.app.threats).toEqual({ nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
 });
 
 it('counts a page size passed as a variable, as it counts one written in the query', async () => {
@@ -133,10 +133,10 @@ it('records the cost of an operation the REST facade executes on its context, fo
   const { appId } = await h.newApp();
   const ctx = createContext(h.deps, { kind: 'staff', staffId: 'stf_cost', role: 'support' });
   expect(ctx.graphqlCost).toBeUndefined();
-  const { threats } = await execute(ctx, ThreatsDocument, { appId, filter: null, limit: 100, cursor: null });
-  expect(threats).toEqual({ data: [], hasMore: false, nextCursor: null });
-  // threats: 1 + 100 x (data: 1 + 12 fields, hasMore, nextCursor).
-  expect(ctx.graphqlCost).toBe(1 + 100 * 15);
+  const { app } = await execute(ctx, ThreatsDocument, { appId, filter: null, first: 100, after: null });
+  expect(app!.threats).toEqual({ nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+  // app: 1 + (threats: 1 + 100 x (nodes: 1 + 12 fields, pageInfo: 1 + 2 fields)).
+  expect(ctx.graphqlCost).toBe(1 + 1 + 100 * (13 + 3));
 });
 
 it('refuses batched requests: one operation per request, each metered and limited', async () => {

@@ -181,9 +181,9 @@ describe('access', () => {
 });
 
 describe('staff over GraphQL', () => {
-  // A literal, small limit: the query-cost rule prices a list by it (a variable counts as 25), and `data` again by 25.
+  // A literal, small page: the query-cost rule prices the connection by its `first`.
   const THREATS = `query($appId: ID!, $filter: ThreatFilter) {
-    threats(appId: $appId, filter: $filter, limit: 5) { data { id appId detection verdict platform appVersion buildId occurredAt count } hasMore nextCursor }
+    app(id: $appId) { threats(first: 5, filter: $filter) { nodes { id appId detection verdict platform appVersion buildId occurredAt count } pageInfo { hasNextPage endCursor } } }
   }`;
 
   it('lists any app with every filter', async () => {
@@ -198,7 +198,7 @@ describe('staff over GraphQL', () => {
       const res = await gql(h, support, THREATS, { appId: app2, filter });
       expect(res.status).toBe(200);
       expect(res.body.errors).toBeUndefined();
-      return res.body.data.threats.data.map((t: any) => t.occurredAt);
+      return res.body.data.app.threats.nodes.map((t: any) => t.occurredAt);
     };
     const at = (m: number) => after(t0, minutes(m)).toISOString();
     expect(await run({})).toEqual([at(20), at(10), at(0)]);
@@ -236,10 +236,10 @@ describe('staff over GraphQL', () => {
     ]);
   });
 
-  it('bounds the statistics range and answers not_found for an unknown app', async () => {
+  it('bounds the statistics range and finds no app for an unknown id', async () => {
     const tooLong = await gql(h, support, 'query { threatStats(appId: "' + appId + '", from: "2025-01-01T00:00:00Z", to: "2025-06-01T00:00:00Z") { day } }');
     expect(tooLong.body.errors[0].extensions.code).toBe('validation_failed');
     const unknown = await gql(h, support, THREATS, { appId: 'app_unknownapp1' });
-    expect(unknown.body.errors[0].extensions.code).toBe('not_found');
+    expect(unknown.body).toEqual({ data: { app: null } });
   });
 });

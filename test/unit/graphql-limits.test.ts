@@ -43,8 +43,9 @@ describe('cost', () => {
     expect(cost(page, {})).toBe(1 + 25 * 7);
   });
 
-  it('counts a page wrapper once: `data` of a limited page is not multiplied again', () => {
-    expect(cost('{ threats(appId: "app_1", limit: 100) { data { id detection } hasMore } }')).toBe(1 + 100 * (1 + 2 + 1));
+  it('counts a connection once: `nodes` of a sized connection is not multiplied again', () => {
+    // nodes (1 + 2 fields) + pageInfo (1 + hasNextPage 1) per item.
+    expect(cost('{ auditLogConnection(first: 100) { nodes { id action } pageInfo { hasNextPage } } }')).toBe(1 + 100 * (3 + 2));
   });
 
   it('refuses what the old hand-written check let through: a large page size in a variable', () => {
