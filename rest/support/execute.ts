@@ -4,6 +4,9 @@ import type { RequestContext } from '../../src/services/context';
 import { isDomainError } from '../../src/core/errors';
 import { operationCost } from '../../src/graphql/limits';
 
+/** Costs of documents executed without variables, by schema and document. */
+const fixedCosts = new WeakMap<object, WeakMap<object, number>>();
+
 /**
  * Executes a document against the schema in-process, with the request's own context: no HTTP hop back into the
  * server. Documents are the typed ones graphql-codegen compiles from rest/operations/*.graphql (validated against
@@ -18,10 +21,20 @@ export async function execute<TData, TVariables extends Record<string, unknown>>
   document: TypedDocumentNode<TData, TVariables>,
   variables: TVariables,
 ): Promise<TData> {
-  try {
-    ctx.graphqlCost = operationCost(ctx.deps.schema, document, variables, undefined);
-  } catch (error) {
-    if (!(error instanceof GraphQLError)) throw error; // variables that do not fit: execution says so precisely
+  // A document without variables always costs the same: priced once (whoami is the most frequent request of all).
+  const fixed = Object.keys(variables).length === 0;
+  const known = fixed ? fixedCosts.get(ctx.deps.schema)?.get(document) : undefined;
+  if (known !== undefined) ctx.graphqlCost = known;
+  else {
+    try {
+      ctx.graphqlCost = operationCost(ctx.deps.schema, document, variables, undefined);
+      if (fixed) {
+        const bySchema = fixedCosts.get(ctx.deps.schema) ?? new WeakMap<object, number>();
+        fixedCosts.set(ctx.deps.schema, bySchema.set(document, ctx.graphqlCost));
+      }
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error; // variables that do not fit: execution says so precisely
+    }
   }
   const result = await executeGraphql({
     schema: ctx.deps.schema,
