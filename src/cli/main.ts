@@ -7,7 +7,7 @@ import { isDomainError } from '../core/errors';
 import type { Deps } from '../core/deps';
 import { createApp } from '../services/apps-service';
 import { createApiKey, createStaff, listStaff, revokeApiKey, revokeStaff } from '../services/keys-service';
-import { actorOf, recordAction } from '../services/audit-service';
+import { recordAction } from '../services/audit-service';
 import { parseDuration } from './duration';
 import { operatorContext } from '../services/operator-context';
 
@@ -80,7 +80,7 @@ const commands: Record<string, Command> = {
   'signing-key rotate': async (deps, args) => {
     const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
     const { kid, revoked } = await deps.signingKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
-    await recordAction(deps, { actor: actorOf(operatorContext(deps)), action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
+    await recordAction(operatorContext(deps), { action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
     return { kid, revokedPrevious: revoked };
   },
   audit: async (deps, args) => {

@@ -3,7 +3,7 @@ import { requireStaff } from '../auth/authorize';
 import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
 import { validationFailed } from '../core/errors';
 import { newId } from '../core/ids';
-import { actorOf, recordAction } from './audit-service';
+import { recordAction } from './audit-service';
 
 export interface CreateAppInput {
   name: string;
@@ -29,7 +29,7 @@ export async function createApp(ctx: RequestContext, input: CreateAppInput): Pro
     latestBuild: null,
   };
   await deps.repos.apps.insert(app);
-  await recordAction(deps, { actor: actorOf(ctx), action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });
+  await recordAction(ctx, { action: 'app.created', resource: `app:${app._id}`, appId: app._id, details: { plan: app.plan } });
   return app;
 }
 

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from './context';
-import type { Deps } from '../core/deps';
 import type { AuditAction, AuditDoc } from '../data/audit-repo';
 import { newId } from '../core/ids';
 
@@ -18,7 +17,8 @@ export interface AuditEntryInput {
 }
 
 /** Records an audit entry for the organization of the app. Never pass a token: subjects and reasons only. */
-export async function recordAudit(deps: Deps, entry: AuditEntryInput): Promise<void> {
+export async function recordAudit(ctx: RequestContext, entry: AuditEntryInput): Promise<void> {
+  const deps = ctx.deps;
   const app = await deps.repos.apps.findById(entry.appId);
   if (!app) return; // no tenant to record for (an unknown app id in a refused exchange)
   await deps.repos.audit.insert({
@@ -57,7 +57,7 @@ export function actorOfEntry(entry: Pick<AuditDoc, 'actor' | 'details'>): string
  * True when this refusal made a new entry (false for a repetition, or an unknown app).
  */
 export async function recordAggregatedAudit(
-  deps: Deps,
+  ctx: RequestContext,
   entry: {
     appId: string;
     action: AuditAction;
@@ -69,6 +69,7 @@ export async function recordAggregatedAudit(
     details?: AuditDoc['details'];
   },
 ): Promise<boolean> {
+  const deps = ctx.deps;
   const app = await deps.repos.apps.findById(entry.appId);
   if (!app) return false;
   const now = deps.clock.now();
@@ -107,7 +108,8 @@ export function actorOf(ctx: RequestContext): string {
 }
 
 export interface ActionAuditInput {
-  actor: string;
+  /** Who did it; actorOf(ctx) when not given. */
+  actor?: string;
   action: AuditAction;
   resource: string;
   appId?: string | null;
@@ -119,7 +121,9 @@ export interface ActionAuditInput {
  * the service's own log (`auditLogConnection`, `shieldgate audit`), not to an app's trail that its key holders read: the app
  * concerned is named in `details.appId`, and the entry's `appId` stays null.
  */
-export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise<void> {
+export async function recordAction(ctx: RequestContext, entry: ActionAuditInput): Promise<void> {
+  const deps = ctx.deps;
+  const actor = entry.actor ?? actorOf(ctx);
   const app = entry.appId ? await deps.repos.apps.findById(entry.appId) : null;
   await deps.repos.audit.insert({
     _id: newId('aud'),
@@ -131,7 +135,7 @@ export async function recordAction(deps: Deps, entry: ActionAuditInput): Promise
     reason: null,
     ruleId: null,
     details: { ...(entry.details ?? {}), ...(app ? { appId: app._id } : {}) },
-    actor: entry.actor,
+    actor,
     resource: entry.resource,
   });
 }

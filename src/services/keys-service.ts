@@ -1,5 +1,4 @@
 import type { RequestContext } from './context';
-import type { Deps } from '../core/deps';
 import { requireOperator, requireStaff } from '../auth/authorize';
 import { isScope, SCOPES } from '../auth/scopes';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
@@ -8,7 +7,7 @@ import { newSecret, sha256Hex } from '../crypto/secrets';
 import { DomainError, notFound, validationFailed } from '../core/errors';
 import { randomAlnum } from '../core/ids';
 import { STAFF_DEFAULT_TTL_MS, staffExpiry, type StaffDoc, type StaffRole } from '../data/staff-repo';
-import { actorOf, recordAction } from './audit-service';
+import { recordAction } from './audit-service';
 
 export interface CreateKeyInput {
   appId: string;
@@ -22,7 +21,6 @@ export interface CreateKeyInput {
 export async function createApiKey(ctx: RequestContext, input: CreateKeyInput): Promise<{ doc: ApiKeyDoc; key: string }> {
   requireStaff(ctx, { write: true });
   const deps = ctx.deps;
-  const actor = actorOf(ctx);
   const unknown = input.scopes.filter((s) => !isScope(s));
   const errors = [];
   if (input.scopes.length === 0) errors.push({ pointer: '/scopes', message: 'at least one scope is required' });
@@ -45,7 +43,7 @@ export async function createApiKey(ctx: RequestContext, input: CreateKeyInput): 
     revokedAt: null,
   };
   await deps.repos.apiKeys.insert(doc);
-  await recordAction(deps, { actor, action: 'api_key.created', resource: `api_key:${id}`, appId: app._id, details: { scopes: doc.scopes.join(' '), mode: doc.mode } });
+  await recordAction(ctx, { action: 'api_key.created', resource: `api_key:${id}`, appId: app._id, details: { scopes: doc.scopes.join(' '), mode: doc.mode } });
   return { doc, key: formatApiKey(input.mode, id, secret) };
 }
 
@@ -54,12 +52,11 @@ export async function createApiKey(ctx: RequestContext, input: CreateKeyInput): 
 export async function revokeApiKey(ctx: RequestContext, id: string): Promise<ApiKeyDoc> {
   requireStaff(ctx, { write: true });
   const deps = ctx.deps;
-  const actor = actorOf(ctx);
   const existing = await deps.repos.apiKeys.findById(id);
   if (!existing) throw notFound('API key');
   if (!existing.revokedAt) {
     await deps.repos.apiKeys.revoke(id, deps.clock.now());
-    await recordAction(deps, { actor, action: 'api_key.revoked', resource: `api_key:${id}`, appId: existing.appId });
+    await recordAction(ctx, { action: 'api_key.revoked', resource: `api_key:${id}`, appId: existing.appId });
   }
   const doc = await deps.repos.apiKeys.findById(id);
   if (!doc) throw notFound('API key');
@@ -103,7 +100,7 @@ export async function createStaff(
     revokedAt: null,
     lastUsedAt: null,
   });
-  await recordAction(deps, { actor: actorOf(ctx), action: 'staff.created', resource: `staff:${id}`, details: { role, expiresAt: expiresAt.toISOString() } });
+  await recordAction(ctx, { action: 'staff.created', resource: `staff:${id}`, details: { role, expiresAt: expiresAt.toISOString() } });
   return { id, token: formatStaffToken(id, secret), expiresAt };
 }
 
@@ -129,12 +126,11 @@ export async function listStaff(ctx: RequestContext) {
 export async function revokeStaff(ctx: RequestContext, id: string) {
   requireOperator(ctx);
   const deps = ctx.deps;
-  const actor = actorOf(ctx);
   const existing = await deps.repos.staff.findById(id);
   if (!existing) throw notFound('Staff token');
   const doc = existing.revokedAt ? existing : await deps.repos.staff.revoke(id, deps.clock.now());
   if (!doc) throw notFound('Staff token');
-  if (!existing.revokedAt) await recordAction(deps, { actor, action: 'staff.revoked', resource: `staff:${id}` });
+  if (!existing.revokedAt) await recordAction(ctx, { action: 'staff.revoked', resource: `staff:${id}` });
   return staffView(doc);
 }
 

@@ -64,7 +64,7 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
   const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(appId), payload);
   const claimsSeen = ruleClaimsOf(payload);
   const actor = actorOf(ctx);
-  await recordAggregatedAudit(ctx.deps, {
+  await recordAggregatedAudit(ctx, {
     appId: app._id,
     action: 'oidc.dry_run',
     reason: evaluation.refusal, // in the entry's key, as the outcome and minute are in its bucket

@@ -67,7 +67,7 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
 
   const minted = await mintAccessToken(ctx.deps, app, rules, token.sub);
   await ctx.repos.tokenProvenance.record(minted.tokenId, app._id, provenanceFromClaims(token.claims), minted.expiresAt);
-  await recordAudit(ctx.deps, {
+  await recordAudit(ctx, {
     appId: app._id,
     action: 'oidc.exchanged',
     subject: token.sub,
@@ -92,14 +92,14 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     // none of the app's rules names (anyone can get a token for this audience from a repository of their own, and
     // would otherwise write an entry of their choosing into any app's trail per token): no claims, and one counted
     // entry per app, reason and minute.
-    if (await recordAggregatedAudit(ctx.deps, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason })) {
+    if (await recordAggregatedAudit(ctx, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason })) {
       await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: null });
     }
     return;
   }
   // A live token signed by the issuer, of an owner the app trusts in some rule: the owner sees the claims rules
   // look at and why each rule did not match, once per token (its repetitions are counted in the same entry).
-  const first = await recordAggregatedAudit(ctx.deps, {
+  const first = await recordAggregatedAudit(ctx, {
     appId: unverifiedAppId,
     action: 'oidc.denied',
     reason: refusal.reason,

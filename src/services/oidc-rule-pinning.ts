@@ -28,7 +28,7 @@ export async function pinMatchedRules(ctx: RequestContext, appId: string, matche
     });
     if (!stored) continue; // deleted meanwhile
     if (pinned.length > 0) {
-      await recordAudit(ctx.deps, {
+      await recordAudit(ctx, {
         appId,
         action: 'oidc.rule_pinned',
         ruleId: rule._id,

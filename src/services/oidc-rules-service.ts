@@ -26,7 +26,7 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     createdAt: ctx.clock.now(),
   });
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_RULES_PER_APP} trust rules` }], 'The app has too many trust rules.');
-  await recordAudit(ctx.deps, {
+  await recordAudit(ctx, {
     appId,
     action: 'oidc.rule_created',
     ruleId: doc._id,
@@ -47,7 +47,7 @@ export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId:
   await appAccess(ctx, 'rules:write', appId, { write: true });
   const deleted = await ctx.repos.oidcRules.deleteForApp(appId, ruleId);
   if (!deleted) throw notFound('Trust rule');
-  await recordAudit(ctx.deps, {
+  await recordAudit(ctx, {
     appId,
     action: 'oidc.rule_deleted',
     ruleId: deleted._id,

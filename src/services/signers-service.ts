@@ -63,7 +63,7 @@ export async function recordSigner(ctx: RequestContext, appId: string, input: Re
   const doc = await ctx.repos.signers.replace(key, {
     ...observed, source: 'operator', scanId: null, reason: input.reason, rotatedFrom: null, recordedAt: ctx.clock.now(),
   });
-  await recordAudit(ctx.deps, {
+  await recordAudit(ctx, {
     appId,
     action: 'signer.recorded',
     subject: `${platform}:${input.package}`, // the trail shows which package was re-keyed; details hold both signers

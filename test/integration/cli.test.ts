@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, type Harness, readJson } from '../support/harness';
+import { operatorContext } from '../../src/services/operator-context';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'shieldgate.js');
 let h: Harness;
@@ -66,7 +67,7 @@ it('rotates the signing key and can revoke the previous ones', async () => {
 it('reads the audit trail of an app', async () => {
   const app = oneJson((await cli(['app', 'create', '--name', 'x', '--plan', 'indie'])).stdout);
   const { recordAudit } = await import('../../src/services/audit-service');
-  await recordAudit(h.deps, { appId: app.id, action: 'oidc.denied', subject: 'repo:acme/app:ref:refs/heads/main', reason: 'not_trusted' });
+  await recordAudit(operatorContext(h.deps, null), { appId: app.id, action: 'oidc.denied', subject: 'repo:acme/app:ref:refs/heads/main', reason: 'not_trusted' });
   const out = oneJson((await cli(['audit', '--app', app.id, '--limit', '5'])).stdout);
   expect(out.data).toHaveLength(1);
   expect(out.data[0]).toMatchObject({ action: 'oidc.denied', reason: 'not_trusted', subject: 'repo:acme/app:ref:refs/heads/main' });

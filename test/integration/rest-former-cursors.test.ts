@@ -5,6 +5,7 @@
 import { startHarness, bearer, type Harness } from '../support/harness';
 import { recordAudit } from '../../src/services/audit-service';
 import { after, event, ingest, list } from './threats-support';
+import { operatorContext } from '../../src/services/operator-context';
 
 let h: Harness;
 let appId: string;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   const events = Array.from({ length: 12 }, (_, i) => event(after(t0, i * 61_000), { detection: detections[i % 2], deviceId: `device-former-${i}` }));
   expect((await ingest(h.baseUrl, device, events)).status).toBe(202);
   for (let i = 0; i < 7; i++) {
-    await recordAudit(h.deps, { appId, action: 'oidc.denied', subject: `repo:acme/app:ref:refs/heads/b${i}`, reason: 'not_trusted' });
+    await recordAudit(operatorContext(h.deps, null), { appId, action: 'oidc.denied', subject: `repo:acme/app:ref:refs/heads/b${i}`, reason: 'not_trusted' });
     h.clock.advance(1000);
   }
 });
