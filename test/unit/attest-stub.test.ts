@@ -1,7 +1,7 @@
 // Protects: the stub attestation rules (docs/contract.md, "Attestation (stub)"): malformed -> valid false untrusted; nonce missing or different,
 // or another platform -> untrusted; a payload reporting weak integrity -> suspicious; otherwise trusted; every rule
 // that fired is listed; text that is not base64url -> validation_failed on /token.
-import { evaluateStub, RISK_METRIC_HIGH } from '../../src/threats/attest-stub';
+import { evaluateStub, RISK_METRIC_HIGH } from '../../src/attest/attest-stub';
 import { DomainError } from '../../src/core/errors';
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
