@@ -1,14 +1,12 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import { notFound } from '../../src/core/errors';
 import { execute } from '../support/execute';
-import { pathParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { CreateBuildDocument, CreateUploadUrlDocument, GetBuildDocument, type BuildFieldsFragment } from '../../src/generated/rest-operations';
 import { receiveUpload, scansOfBuild, toBuildView, type BuildView } from '../../src/services/builds-service';
 import { addressKey } from '../../src/rate-limit/client-address';
 
 type RestBuild = components['schemas']['Build'];
-type BuildCreate = components['schemas']['BuildCreate'];
 
 /** What the REST Build is made from: the BuildFields of a GraphQL answer, or the upload's own service view. */
 type BuildSource = BuildFieldsFragment | (BuildView & { scans: BuildFieldsFragment['scans'] });
@@ -31,23 +29,23 @@ function toRest(build: BuildSource): RestBuild {
   return { ...rest, engine, provenance: rest.provenance ?? null, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null };
 }
 
-export const createBuild: Handler = async (req, res, ctx) => {
-  const body = req.body as BuildCreate;
+export const createBuild: RestHandler<'createBuild'> = async (call, ctx) => {
+  const body = call.body;
   const { createBuild } = await execute(ctx, CreateBuildDocument, {
     input: { platform: body.platform, version: body.version, commit: body.commit ?? null, artifact: body.artifact ?? null },
   });
-  res.status(201).json(toRest(createBuild));
+  call.answer(201, toRest(createBuild));
 };
 
-export const getBuild: Handler = async (req, res, ctx) => {
-  const { build } = await execute(ctx, GetBuildDocument, { id: pathParams(req).id });
+export const getBuild: RestHandler<'getBuild'> = async (call, ctx) => {
+  const { build } = await execute(ctx, GetBuildDocument, { id: call.params.id });
   if (!build) throw notFound('Build');
-  res.status(200).json(toRest(build));
+  call.answer(200, toRest(build));
 };
 
-export const createUploadUrl: Handler = async (req, res, ctx) => {
-  const { createUploadUrl } = await execute(ctx, CreateUploadUrlDocument, { buildId: pathParams(req).id });
-  res.status(200).json(toRest(createUploadUrl));
+export const createUploadUrl: RestHandler<'createUploadUrl'> = async (call, ctx) => {
+  const { createUploadUrl } = await execute(ctx, CreateUploadUrlDocument, { buildId: call.params.id });
+  call.answer(200, toRest(createUploadUrl));
 };
 
 /**
@@ -55,14 +53,15 @@ export const createUploadUrl: Handler = async (req, res, ctx) => {
  * into the store; the answer is the same Build view the GraphQL core serves. Any answer given before the body was
  * read to its end closes the connection, so the rest of a large body is not read just to be thrown away.
  */
-export const uploadBuildArtifact: Handler = async (req, res, ctx) => {
+export const uploadBuildArtifact: RestHandler<'uploadBuildArtifact'> = async (call, ctx) => {
+  const { req } = call;
   try {
-    const uploaded = await receiveUpload(ctx, pathParams(req).token, req, addressKey(req.ip ?? 'unknown'));
+    const uploaded = await receiveUpload(ctx, call.params.token, req, addressKey(req.ip ?? 'unknown'));
     const view = await toBuildView(ctx, uploaded);
     const scans = await scansOfBuild(ctx, view);
-    res.status(200).json(toRest({ ...view, scans }));
+    call.answer(200, toRest({ ...view, scans }));
   } catch (error) {
-    if (!req.complete) res.setHeader('Connection', 'close');
+    if (!req.complete) call.res.setHeader('Connection', 'close');
     throw error;
   }
 };

@@ -1,4 +1,5 @@
-import type { HandlerMap } from '../handler';
+import type { RestHandlers } from '../handler';
+import { bindAll } from '../support/bind-handlers';
 import { getOpenApi, whoami } from './meta';
 import * as builds from './builds';
 import * as scans from './scans';
@@ -7,8 +8,8 @@ import * as oidc from './oidc';
 import * as webhooks from './webhooks';
 import * as signers from './signers';
 
-/** Every operation of the contract has its handler: `satisfies` makes a missing one a compile error. */
-export const handlers = {
+/** Every operation of the contract has its handler, typed by it: a missing or mistyped one is a compile error. */
+export const handlers = bindAll({
   whoami,
   getOpenApi,
   createBuild: builds.createBuild,
@@ -31,4 +32,4 @@ export const handlers = {
   deleteWebhook: webhooks.deleteWebhook,
   listSigners: signers.listSigners,
   recordSigner: signers.recordSigner,
-} satisfies HandlerMap;
+} satisfies RestHandlers);

@@ -1,13 +1,15 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import { loadSpec } from '../support/spec';
 import { execute } from '../support/execute';
 import { WhoamiDocument } from '../../src/generated/rest-operations';
+import { contractValues } from '../support/contract-values';
 
-export const whoami: Handler = async (_req, res, ctx) => {
+export const whoami: RestHandler<'whoami'> = async (call, ctx) => {
   const { whoami } = await execute(ctx, WhoamiDocument, {});
-  res.status(200).json(whoami);
+  call.answer(200, { ...whoami, scopes: contractValues('Scope', whoami.scopes) });
 };
 
-export const getOpenApi: Handler = async (_req, res) => {
-  res.status(200).json(loadSpec());
+/** The document itself: the contract only sketches its shape, so it is sent as read, not as a typed answer. */
+export const getOpenApi: RestHandler<'getOpenApi'> = async (call) => {
+  call.res.status(200).json(loadSpec());
 };

@@ -1,8 +1,7 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
-import { pathParams, queryParams } from '../support/request';
 import {
   AuditEventsDocument,
   CreateOidcRuleDocument,
@@ -11,18 +10,30 @@ import {
   ExchangeOidcTokenDocument,
   OidcRulesDocument,
   type CreateOidcRuleInput,
+  type OidcRuleFieldsFragment,
 } from '../../src/generated/rest-operations';
+import type { components } from '../../src/generated/openapi';
+import { contractMember, contractValue, contractValues } from '../support/contract-values';
 
-export const exchangeOidcToken: Handler = async (req, res, ctx) => {
+type RestOidcRule = components['schemas']['OidcRule'];
+
+/** GraphQL's String scopes -> the scopes the contract lets CI tokens carry. */
+const toRestRule = (rule: OidcRuleFieldsFragment): RestOidcRule => ({ ...rule, scopes: contractValues('CiScope', rule.scopes) });
+
+export const exchangeOidcToken: RestHandler<'exchangeOidcToken'> = async (call, ctx) => {
   // Validated against the contract (shape and length) but untrusted until the exchange verifies the token.
-  const unverified = req.body as { token: string; appId: string };
+  const unverified = call.body;
   const { exchangeOidcToken } = await execute(ctx, ExchangeOidcTokenDocument, { token: unverified.token, appId: unverified.appId });
-  res.setHeader('Cache-Control', 'no-store'); // a credential: no cache may keep it
-  res.status(200).json(exchangeOidcToken);
+  call.res.setHeader('Cache-Control', 'no-store'); // a credential: no cache may keep it
+  call.answer(200, {
+    ...exchangeOidcToken,
+    tokenType: contractMember('OidcExchangeResponse', 'tokenType', exchangeOidcToken.tokenType),
+    scopes: contractValues('CiScope', exchangeOidcToken.scopes),
+  });
 };
 
-export const createOidcRule: Handler = async (req, res, ctx) => {
-  const body = req.body as CreateOidcRuleInput;
+export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) => {
+  const body = call.body;
   const input: CreateOidcRuleInput = {
     subjectPattern: body.subjectPattern,
     workflowRef: body.workflowRef ?? null,
@@ -32,35 +43,44 @@ export const createOidcRule: Handler = async (req, res, ctx) => {
     repositoryOwnerId: body.repositoryOwnerId ?? null,
     events: body.events ?? null,
   };
-  const { createOidcRule } = await execute(ctx, CreateOidcRuleDocument, { appId: pathParams(req).id, input });
-  res.status(201).json(createOidcRule);
+  const { createOidcRule } = await execute(ctx, CreateOidcRuleDocument, { appId: call.params.id, input });
+  call.answer(201, toRestRule(createOidcRule));
 };
 
-export const listOidcRules: Handler = async (req, res, ctx) => {
-  const { oidcRules } = await execute(ctx, OidcRulesDocument, { appId: pathParams(req).id });
-  res.status(200).json({ data: oidcRules });
+export const listOidcRules: RestHandler<'listOidcRules'> = async (call, ctx) => {
+  const { oidcRules } = await execute(ctx, OidcRulesDocument, { appId: call.params.id });
+  call.answer(200, { data: oidcRules.map(toRestRule) });
 };
 
-export const deleteOidcRule: Handler = async (req, res, ctx) => {
-  const params = pathParams(req);
-  await execute(ctx, DeleteOidcRuleDocument, { appId: params.id, ruleId: params.ruleId });
-  res.status(204).end();
+export const deleteOidcRule: RestHandler<'deleteOidcRule'> = async (call, ctx) => {
+  await execute(ctx, DeleteOidcRuleDocument, { appId: call.params.id, ruleId: call.params.ruleId });
+  call.res.status(204).end();
 };
 
-export const listAuditEvents: Handler = async (req, res, ctx) => {
-  const query = queryParams<{ limit?: number; cursor?: string; action?: string }>(req);
-  const { app } = await execute(ctx, AuditEventsDocument, { appId: pathParams(req).id, action: query.action ?? null, ...connectionArgs(query) });
+export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx) => {
+  const { query } = call;
+  const { app } = await execute(ctx, AuditEventsDocument, { appId: call.params.id, action: query.action ?? null, ...connectionArgs(query) });
   if (!app) throw notFound('App');
-  res.status(200).json(toRestPage(app.auditEvents, (event) => event));
+  call.answer(
+    200,
+    toRestPage(app.auditEvents, (event) => ({
+      ...event,
+      action: contractValue('AuditAction', event.action),
+      rules: event.rules && event.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
+    })),
+  );
 };
 
 /** A claim's value as the evaluator reads it: strings as they are, anything else as its JSON text. */
 const claimValue = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-export const dryRunOidcRules: Handler = async (req, res, ctx) => {
+export const dryRunOidcRules: RestHandler<'dryRunOidcRules'> = async (call, ctx) => {
   // Every member is passed on, whatever its type, so the service sees (and refuses) a token pasted anywhere in it.
-  const { claims } = req.body as { claims: Record<string, unknown> };
-  const pairs = Object.entries(claims).map(([name, value]) => ({ name, value: claimValue(value) }));
-  const { dryRunOidcRules } = await execute(ctx, DryRunOidcRulesDocument, { appId: pathParams(req).id, claims: pairs });
-  res.status(200).json(dryRunOidcRules);
+  const pairs = Object.entries(call.body.claims).map(([name, value]) => ({ name, value: claimValue(value) }));
+  const { dryRunOidcRules } = await execute(ctx, DryRunOidcRulesDocument, { appId: call.params.id, claims: pairs });
+  call.answer(200, {
+    ...dryRunOidcRules,
+    scopes: contractValues('CiScope', dryRunOidcRules.scopes),
+    rules: dryRunOidcRules.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
+  });
 };

@@ -1,7 +1,6 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import { notFound } from '../../src/core/errors';
 import { execute } from '../support/execute';
-import { pathParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { GetScanDocument, type GetScanQuery } from '../../src/generated/rest-operations';
 
@@ -20,8 +19,8 @@ function restSigning(signing: NonNullable<GetScanQuery['scan']>['signing']): Res
   return ios;
 }
 
-export const getScan: Handler = async (req, res, ctx) => {
-  const { scan } = await execute(ctx, GetScanDocument, { id: pathParams(req).id });
+export const getScan: RestHandler<'getScan'> = async (call, ctx) => {
+  const { scan } = await execute(ctx, GetScanDocument, { id: call.params.id });
   if (!scan) throw notFound('Scan');
   const body: RestScan = {
     ...scan,
@@ -29,5 +28,5 @@ export const getScan: Handler = async (req, res, ctx) => {
     signing: restSigning(scan.signing),
     createdAt: new Date(scan.createdAt).toISOString(),
   };
-  res.status(200).json(body);
+  call.answer(200, body);
 };

@@ -1,17 +1,14 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import type { Writable } from 'node:stream';
 import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
 import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
-import { pathParams, queryParams } from '../support/request';
 import type { components } from '../../src/generated/openapi';
 import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detection, type ThreatsQuery } from '../../src/generated/rest-operations';
 
 type RestThreat = components['schemas']['Threat'];
-type EventBatch = components['schemas']['EventBatch'];
-type AttestRequest = components['schemas']['AttestRequest'];
 
 type ListedThreat = NonNullable<ThreatsQuery['app']>['threats']['nodes'][number];
 
@@ -34,20 +31,20 @@ function toRest(t: ListedThreat): RestThreat {
   };
 }
 
-export const listThreats: Handler = async (req, res, ctx) => {
-  const query = queryParams<{ limit?: number; cursor?: string; detection?: Detection }>(req);
+export const listThreats: RestHandler<'listThreats'> = async (call, ctx) => {
+  const { query } = call;
   const { app } = await execute(ctx, ThreatsDocument, {
-    appId: pathParams(req).id,
+    appId: call.params.id,
     filter: query.detection ? { detection: query.detection } : null,
     ...connectionArgs(query),
   });
   if (!app) throw notFound('App');
-  res.status(200).json(toRestPage(app.threats, toRest));
+  call.answer(200, toRestPage(app.threats, toRest));
 };
 
 /** Device ids travel in the variables only: nothing here logs them, and no response carries them. */
-export const ingestEvents: Handler = async (req, res, ctx) => {
-  const body = req.body as EventBatch;
+export const ingestEvents: RestHandler<'ingestEvents'> = async (call, ctx) => {
+  const body = call.body;
   const { ingestEvents } = await execute(ctx, IngestEventsDocument, {
     events: body.events.map((e) => ({
       detection: e.detection,
@@ -63,13 +60,13 @@ export const ingestEvents: Handler = async (req, res, ctx) => {
       eventId: e.eventId ?? null,
     })),
   });
-  res.status(202).json({ accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
+  call.answer(202, { accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
 };
 
-export const verifyAttest: Handler = async (req, res, ctx) => {
-  const body = req.body as AttestRequest;
+export const verifyAttest: RestHandler<'verifyAttest'> = async (call, ctx) => {
+  const body = call.body;
   const { verifyAttest } = await execute(ctx, VerifyAttestDocument, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
-  res.status(200).json({ valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
+  call.answer(200, { valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
 };
 
 /**
@@ -101,9 +98,9 @@ export function drained(out: Writable, ms: number): Promise<'drained' | 'closed'
  * the reading of further pages, as does one that reads nothing for EXPORT_STALL_MS. Errors before the first line are
  * problems as usual; after it, the stream is cut short.
  */
-export const exportThreats: Handler = async (req, res, ctx) => {
-  const query = queryParams<{ from: string; to: string }>(req);
-  const threats = exportThreatsOf(ctx, { appId: pathParams(req).id, from: new Date(query.from), to: new Date(query.to) });
+export const exportThreats: RestHandler<'exportThreats'> = async (call, ctx) => {
+  const { query, res } = call;
+  const threats = exportThreatsOf(ctx, { appId: call.params.id, from: new Date(query.from), to: new Date(query.to) });
   let started = false;
   let closed = false;
   res.once('close', () => (closed = true));

@@ -1,10 +1,22 @@
-import type { Handler } from '../handler';
+import type { RestHandler } from '../handler';
 import { execute } from '../support/execute';
-import { pathParams } from '../support/request';
-import { CreateWebhookDocument, DeleteWebhookDocument, WebhooksDocument, type CreateWebhookInput } from '../../src/generated/rest-operations';
+import { CreateWebhookDocument, DeleteWebhookDocument, WebhooksDocument, type CreateWebhookInput, type WebhookFieldsFragment } from '../../src/generated/rest-operations';
+import type { components } from '../../src/generated/openapi';
+import { contractMember, contractValue, contractValues } from '../support/contract-values';
 
-export const createWebhook: Handler = async (req, res, ctx) => {
-  const body = req.body as CreateWebhookInput;
+type RestWebhook = components['schemas']['Webhook'];
+
+/** GraphQL's String events and delivery states -> the contract's enums. */
+function toRest(webhook: WebhookFieldsFragment): RestWebhook {
+  return {
+    ...webhook,
+    events: contractValues('WebhookEvent', webhook.events),
+    deliveries: webhook.deliveries.map((d) => ({ ...d, type: contractValue('WebhookEvent', d.type), status: contractMember('WebhookDelivery', 'status', d.status) })),
+  };
+}
+
+export const createWebhook: RestHandler<'createWebhook'> = async (call, ctx) => {
+  const body = call.body;
   const input: CreateWebhookInput = {
     url: body.url,
     events: body.events,
@@ -13,18 +25,17 @@ export const createWebhook: Handler = async (req, res, ctx) => {
     gradeBelow: body.gradeBelow ?? null,
     secret: body.secret ?? null,
   };
-  const { createWebhook } = await execute(ctx, CreateWebhookDocument, { appId: pathParams(req).id, input });
-  res.setHeader('Cache-Control', 'no-store'); // carries the signing secret
-  res.status(201).json({ ...createWebhook.webhook, secret: createWebhook.secret });
+  const { createWebhook } = await execute(ctx, CreateWebhookDocument, { appId: call.params.id, input });
+  call.res.setHeader('Cache-Control', 'no-store'); // carries the signing secret
+  call.answer(201, { ...toRest(createWebhook.webhook), secret: createWebhook.secret });
 };
 
-export const listWebhooks: Handler = async (req, res, ctx) => {
-  const { webhooks } = await execute(ctx, WebhooksDocument, { appId: pathParams(req).id });
-  res.status(200).json({ data: webhooks });
+export const listWebhooks: RestHandler<'listWebhooks'> = async (call, ctx) => {
+  const { webhooks } = await execute(ctx, WebhooksDocument, { appId: call.params.id });
+  call.answer(200, { data: webhooks.map(toRest) });
 };
 
-export const deleteWebhook: Handler = async (req, res, ctx) => {
-  const params = pathParams(req);
-  await execute(ctx, DeleteWebhookDocument, { appId: params.id, webhookId: params.webhookId });
-  res.status(204).end();
+export const deleteWebhook: RestHandler<'deleteWebhook'> = async (call, ctx) => {
+  await execute(ctx, DeleteWebhookDocument, { appId: call.params.id, webhookId: call.params.webhookId });
+  call.res.status(204).end();
 };

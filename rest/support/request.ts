@@ -5,8 +5,3 @@ export function pathParams(req: Request): Record<string, string> {
   const openapi = (req as Request & { openapi?: { pathParams?: Record<string, string> } }).openapi;
   return openapi?.pathParams ?? (req.params as Record<string, string>) ?? {};
 }
-
-/** Query parameters after validation (types coerced by the validator where the contract says so). */
-export function queryParams<T>(req: Request): T {
-  return req.query as T;
-}
