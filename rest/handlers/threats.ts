@@ -11,10 +11,13 @@ import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detec
 type RestThreat = components['schemas']['Threat'];
 
 type ListedThreat = NonNullable<ThreatsQuery['app']>['threats']['nodes'][number];
+/** What the REST Threat is made from: a node of the GraphQL connection, or a stored threat the export streams. */
+type ThreatSource = ListedThreat | (ThreatDoc & { id: string });
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
-function toRest(t: ListedThreat): RestThreat {
+/** The one REST Threat: its fields named one by one, so nothing else of a stored threat (the device hash) goes out. */
+function toRest(t: ThreatSource): RestThreat {
   return {
     id: t.id,
     detection: t.detection,
@@ -111,7 +114,7 @@ export const exportThreats: RestHandler<'exportThreats'> = async (call, ctx) => 
         res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
         started = true;
       }
-      const line = JSON.stringify(toRestDoc(t)) + '\n';
+      const line = JSON.stringify(toRest({ ...t, id: t._id })) + '\n';
       if (!res.write(line) && (await drained(res, EXPORT_STALL_MS)) === 'stalled') {
         ctx.logger.info({ stalledMs: EXPORT_STALL_MS }, 'threat export cut short: its reader stopped reading');
         res.destroy();
@@ -127,20 +130,3 @@ export const exportThreats: RestHandler<'exportThreats'> = async (call, ctx) => 
   if (!started) res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
   res.end();
 };
-
-function toRestDoc(t: ThreatDoc): RestThreat {
-  return {
-    id: t._id,
-    detection: t.detection,
-    verdict: t.verdict,
-    confidence: t.confidence,
-    action: t.action,
-    signals: t.signals,
-    platform: t.platform ?? null,
-    appVersion: t.appVersion ?? null,
-    buildId: t.buildId ?? null,
-    occurredAt: iso(t.occurredAt),
-    lastOccurredAt: iso(t.lastOccurredAt),
-    count: t.count,
-  };
-}
