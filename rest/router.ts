@@ -9,6 +9,7 @@ import { rateLimit } from './middleware/rate-limit';
 import { idempotency } from './middleware/idempotency';
 import { validate } from './middleware/validate';
 import { requestState } from '../src/http/request-state';
+import { inSequence } from '../src/http/sequence';
 import { handlers } from './handlers';
 
 function dispatch(map: HandlerMap): RequestHandler {
@@ -26,15 +27,20 @@ function dispatch(map: HandlerMap): RequestHandler {
 export function createRestRouter(deps: Deps): Router {
   const router = Router();
   const table = operationTable();
-  router.use(route(table));
-  router.use(authenticate(deps));
-  router.use(rateLimit(deps));
-  router.use(rejectUnauthenticated);
   const parseJson = jsonBody(1024 * 1024, { emptyIsMissing: true });
-  // Only operations with a JSON body parse one: the upload's bytes stay a stream, whatever type the client claims.
-  router.use((req, res, next) => (requestState(res).op?.jsonBody ? parseJson(req, res, next) : next()));
-  router.use(validate(deps, table));
-  router.use(idempotency(deps));
-  router.use(dispatch(handlers));
+  // One layer of the router for the whole chain (src/http/sequence.ts): every /v1 request crosses all of it.
+  router.use(
+    inSequence([
+      route(table),
+      authenticate(deps),
+      rateLimit(deps),
+      rejectUnauthenticated,
+      // Only operations with a JSON body parse one: the upload's bytes stay a stream, whatever type the client claims.
+      (req, res, next) => (requestState(res).op?.jsonBody ? parseJson(req, res, next) : next()),
+      validate(deps, table),
+      idempotency(deps),
+      dispatch(handlers),
+    ]),
+  );
   return router;
 }
