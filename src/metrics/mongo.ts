@@ -13,9 +13,14 @@ const COMMAND_NAME = /^[A-Za-z]{1,40}$/;
 export function observeMongoCommands(client: MongoClient): void {
   if (observed.has(client)) return;
   observed.add(client);
+  // The series of each (command, outcome), looked up once: the labels' values come from small fixed sets.
+  const series = new Map<string, { observe(seconds: number): void }>();
   const record = (event: CommandSucceededEvent | CommandFailedEvent, outcome: 'ok' | 'failed') => {
     const command = COMMAND_NAME.test(event.commandName) ? event.commandName : 'other';
-    metrics.dbCommandDuration.observe({ command, outcome }, event.duration / 1000);
+    const key = `${command}\n${outcome}`;
+    let observer = series.get(key);
+    if (!observer) series.set(key, (observer = metrics.dbCommandDuration.labels({ command, outcome })));
+    observer.observe(event.duration / 1000);
   };
   client.on('commandSucceeded', (event) => record(event, 'ok'));
   client.on('commandFailed', (event) => record(event, 'failed'));
