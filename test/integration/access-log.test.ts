@@ -1,4 +1,4 @@
-// Protects: the access log (pino-http, src/http/access-log.ts). One line per request with the request id, method,
+// Protects: the access log (src/http/access-log.ts). One line per request with the request id, method,
 // operation and route template, status, duration and bytes; a request whose client went away is logged with
 // `aborted: true`; and no secret a request carries (API key, staff token, access token, upload URL signature, query
 // string, cookie, device id) nor one an answer carries (a created key's secret) reaches the log.
