@@ -12,14 +12,9 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { MongoClient } from 'mongodb';
 import { benchMongo, benchRedis, fmt, freePort, spawnTs, stopChild, waitForHttp } from './support';
-import { loadConfig } from '../src/core/config';
-import { createDeps, closeDeps } from '../src/bootstrap';
-import { createLogger } from '../src/core/logger';
-import { createApp } from '../src/services/apps-service';
-import { createApiKey } from '../src/services/keys-service';
 import { buildHostileCorpus, type HostileCase } from '../test/hostile/corpus';
 import { cleanupFixtures } from '../test/fixtures/build-packages';
-import { operatorContext } from '../src/services/operator-context';
+import { seedUploadApp } from './seed-app';
 
 const CONNECTIONS = 16;
 const BEFORE_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -118,12 +113,7 @@ async function main(): Promise<void> {
 
   const client = new MongoClient(mongo.uri);
   await client.connect();
-  const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }), { mongo: client, logger: createLogger('silent') });
-  const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
-  const keys: string[] = [];
-  for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
-  const writer = (await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
-  await closeDeps(deps, { closeMongo: false });
+  const { readers: keys, writer } = await seedUploadApp(client, { MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }, KEYS);
 
   // The service's own defaults for the scan workers (SCAN_WORKERS, SCAN_WORKER_MEMORY_MB, SCAN_DEADLINE_S).
   const service = spawnTs('src/main.ts', {

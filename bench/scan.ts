@@ -188,12 +188,7 @@ type Round = {
 async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
   // Loaded here, not at the top: the timed child processes load only the analyser.
   const { MongoClient } = await import('mongodb');
-  const { loadConfig } = await import('../src/core/config');
-  const { createDeps, closeDeps } = await import('../src/bootstrap');
-  const { createLogger } = await import('../src/core/logger');
-  const { createApp } = await import('../src/services/apps-service');
-  const { createApiKey } = await import('../src/services/keys-service');
-  const { operatorContext } = await import('../src/services/operator-context');
+  const { seedUploadApp } = await import('./seed-app');
   const mongo = await benchMongo();
   const redis = await benchRedis();
   const dbName = `bench_scan_${Date.now()}`;
@@ -204,12 +199,7 @@ async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
   await client.connect();
   let service: ReturnType<typeof spawnTs> | null = null;
   try {
-    const deps = await createDeps(loadConfig({ MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }), { mongo: client, logger: createLogger('silent') });
-    const app = await createApp(operatorContext(deps), { name: 'bench', plan: 'enterprise' });
-    const keys: string[] = [];
-    for (let k = 0; k < KEYS; k++) keys.push((await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:read'], mode: 'live' })).key);
-    const writer = (await createApiKey(operatorContext(deps), { appId: app._id, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live' })).key;
-    await closeDeps(deps, { closeMongo: false });
+    const { readers: keys, writer } = await seedUploadApp(client, { MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, ARTIFACT_DIR: artifactDir }, KEYS);
 
     service = spawnTs('src/main.ts', {
       MONGODB_URI: mongo.uri, MONGODB_DATABASE: dbName, REDIS_URL: redis.url, LOG_LEVEL: 'warn', ARTIFACT_STORE: 'fs', ARTIFACT_DIR: artifactDir,
