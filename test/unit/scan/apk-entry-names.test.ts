@@ -18,33 +18,35 @@ async function manifests(): Promise<{ benign: Buffer; debuggable: Buffer }> {
   return { benign: await compiled(manifest()), debuggable: await compiled(manifest({ application: { 'android:debuggable': 'true' } })) };
 }
 
+/**
+ * The package, signed, verifies with apksigner; aapt (which opens entries as Android does) reads the debuggable
+ * manifest; and the scan reads the same one, so a decoy earlier in the archive changes nothing.
+ */
+async function expectTheInstalledManifest(zip: Parameters<typeof signedApk>[0]): Promise<void> {
+  const apk = await signedApk(zip);
+  expect((await apksignerVerdict(apk)).verified).toBe(true);
+  const installed = await aaptDebuggable(apk);
+  expect(installed).toBe(true);
+  const r = await scan(apk);
+  expect(r.signing).toMatchObject({ verified: true });
+  expect(ids(r).includes('android.debuggable')).toBe(installed);
+}
+
 describe('entry names as Android reads them', () => {
   it('reads the manifest Android installs, not a decoy named by a Unicode Path extra field', async () => {
     const { benign, debuggable } = await manifests();
-    const apk = await signedApk(rawZip([
+    await expectTheInstalledManifest(rawZip([
       { name: 'assets/decoy.bin', data: benign, centralExtra: unicodePathExtra('assets/decoy.bin', 'AndroidManifest.xml') },
       { name: 'AndroidManifest.xml', data: debuggable },
     ]));
-    expect((await apksignerVerdict(apk)).verified).toBe(true);
-    const installed = await aaptDebuggable(apk);
-    expect(installed).toBe(true);
-    const r = await scan(apk);
-    expect(r.signing).toMatchObject({ verified: true });
-    expect(ids(r).includes('android.debuggable')).toBe(installed);
   });
 
   it('reads the manifest Android installs, not a decoy whose name starts with a byte-order mark', async () => {
     const { benign, debuggable } = await manifests();
-    const apk = await signedApk(rawZip([
+    await expectTheInstalledManifest(rawZip([
       { name: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('AndroidManifest.xml')]), data: benign, flags: 0x800 },
       { name: 'AndroidManifest.xml', data: debuggable },
     ]));
-    expect((await apksignerVerdict(apk)).verified).toBe(true);
-    const installed = await aaptDebuggable(apk);
-    expect(installed).toBe(true);
-    const r = await scan(apk);
-    expect(r.signing).toMatchObject({ verified: true });
-    expect(ids(r).includes('android.debuggable')).toBe(installed);
   });
 });
 
