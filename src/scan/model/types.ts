@@ -26,3 +26,12 @@ export type IosSigning = { verified: boolean; teamId: string | null; signers: Ar
 
 /** `signing` of a static scan (null for packages that could not be analysed). */
 export type ScanSigning = AndroidSigning | IosSigning;
+
+/** One native library of a package: its path in the archive, its ABI (Android) or architecture (iOS) and the SHA-256 of its bytes. */
+export type NativeLibrary = { path: string; abi: string; sha256: string };
+
+/** A third-party SDK recognised in a package, with what gave it away (a package prefix in DEX type names, a framework name). */
+export type RecognisedSdk = { name: string; evidence: string };
+
+/** `inventory` of a static scan (null for preview scans and packages not analysed): what the package holds. */
+export type ScanInventory = { nativeLibraries: NativeLibrary[]; permissions: string[]; sdks: RecognisedSdk[] };
