@@ -120,7 +120,7 @@ beforeAll(async () => {
   const admin = await h.newKey(appId, ['rules:write']);
   const rule = { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/main', scopes: ['builds:write', 'builds:read', 'scans:read'] };
   expect((await h.api(`/v1/apps/${appId}/oidc-rules`, { method: 'POST', headers: json(admin.key), body: JSON.stringify(rule) })).status).toBe(201);
-  const manifest = androidManifest({ minSdk: 26, targetSdk: 35, application: { 'android:debuggable': 'true' } });
+  const manifest = androidManifest({ minSdk: 26, targetSdk: 36, application: { 'android:debuggable': 'true' } });
   apk = await buildApk({ manifest, sign: 'release' });
   bigApk = await buildApk({ manifest, sign: 'release', padBytes: 3 * 1024 * 1024 });
 });
@@ -296,7 +296,7 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
   it('starts again when the connection is cut while writes of a large package are still queued', async () => {
     // 24 MB is more than the socket buffers hold, so the cut finds writes in flight: they fail, and the upload must
     // still end in one fresh start (not a crash on the failed writes).
-    const largeApk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35 }), sign: 'release', padBytes: 24 * 1024 * 1024 });
+    const largeApk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36 }), sign: 'release', padBytes: 24 * 1024 * 1024 });
     const cuts = proxy.cuts;
     proxy.armCut(2 * 1024 * 1024);
     const r = await runCli(uploadArgs(largeApk), githubEnv());

@@ -87,7 +87,7 @@ it('runs up to its concurrency at once, never more, also for jobs queued while a
 });
 
 it('runs an analysis asked to run alone after those running, and no other until it is over', async () => {
-  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35 }), sign: 'release' });
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36 }), sign: 'release' });
   const workers = new ScanWorkers({ workers: 2, memoryMb: 128, deadlineMs: 60_000 });
   const events: string[] = [];
   const run = (name: string, alone = false) =>

@@ -24,7 +24,7 @@ beforeAll(async () => {
   h = await startHarness({ env: s3Env(), jobs: false });
   appId = (await h.newApp('scale')).appId;
   key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'])).key;
-  apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 35, application: { 'android:debuggable': 'true' } }), sign: 'release' });
+  apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36, application: { 'android:debuggable': 'true' } }), sign: 'release' });
 });
 afterAll(async () => {
   await h.close();

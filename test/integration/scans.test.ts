@@ -118,7 +118,7 @@ describe('static scan', () => {
   it('analyses an uploaded App Bundle (protobuf manifest)', async () => {
     const file = await buildAab({
       // A package of its own: signed by another key than the APK above, it would meet that signer (signing continuity).
-      manifest: androidManifest({ packageName: 'com.example.bundle', minSdk: 26, targetSdk: 35, application: { 'android:usesCleartextTraffic': 'true', 'android:allowBackup': 'false' } }),
+      manifest: androidManifest({ packageName: 'com.example.bundle', minSdk: 26, targetSdk: 36, application: { 'android:usesCleartextTraffic': 'true', 'android:allowBackup': 'false' } }),
       sign: 'release',
     });
     const uploaded = await uploadPackage(h, key, file, 'android');

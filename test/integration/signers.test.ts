@@ -48,7 +48,7 @@ afterAll(async () => {
 let packages = 0;
 /** An APK of a package no other test uses, signed with the release key by v1, v2 and v3. */
 const releaseApk = () =>
-  buildApk({ manifest: androidManifest({ packageName: `com.example.signers${++packages}`, minSdk: 24, targetSdk: 35 }), sign: 'release', schemes: { v1: true, v2: true, v3: true } });
+  buildApk({ manifest: androidManifest({ packageName: `com.example.signers${++packages}`, minSdk: 24, targetSdk: 36 }), sign: 'release', schemes: { v1: true, v2: true, v3: true } });
 const packageOf = (scan: any): string => scan.target.name;
 
 /** Uploads a package, runs its static scan here and now, and returns that scan as REST shows it. */

@@ -2,6 +2,7 @@
 // each with a package that triggers the rule and one that does not; a clean release APK has no findings.
 import { buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { expectWellFormed, ids, manifest, only, scan } from './helpers';
+import { inForce, PLAY_TARGET_SDK } from '../../../src/scan/static/store-requirements';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);
@@ -55,11 +56,24 @@ describe('APK manifest rules', () => {
     expect(await manifestIds(manifest({ minSdk: 24 }))).toEqual([]);
   });
 
-  it('flags targetSdk below the Play floor, high below 31', async () => {
-    const r34 = await scan(await unsigned(manifest({ targetSdk: 34 })));
-    expect(only(r34, 'android.target-sdk')).toMatchObject({ severity: 'medium' });
-    expect(only(r34, 'android.target-sdk').detail).toContain('targetSdkVersion is 34');
-    expect(only(await scan(await unsigned(manifest({ targetSdk: 30 }))), 'android.target-sdk').severity).toBe('high');
+  it('flags a targetSdk below the level Google Play requires on the scan\'s date, naming that level in the fix', async () => {
+    const apk = await unsigned(manifest({ targetSdk: 35 }));
+    // Play has refused new apps and updates below API 36 since 2026-08-31.
+    const today = only(await scan(apk, 'android', new Date('2026-11-26T09:00:00Z')), 'android.target-sdk');
+    expect(today).toMatchObject({ severity: 'high' });
+    expect(today.detail).toContain('targetSdkVersion is 35');
+    expect(today.fix).toContain('targetSdk = 36');
+    expect(ids(await scan(apk, 'android', new Date('2026-08-30T23:59:59Z')))).not.toContain('android.target-sdk');
+  });
+
+  it.each(PLAY_TARGET_SDK.map((r) => [r.effective, r.level] as const))('reads the Play target level in force from the dated table on both sides of %s (level %i)', async (effective, level) => {
+    const apk = await unsigned(manifest({ targetSdk: level - 1 }));
+    const dayBefore = new Date(Date.parse(`${effective}T00:00:00Z`) - 1);
+    const before = ids(await scan(apk, 'android', dayBefore));
+    const previous = inForce(PLAY_TARGET_SDK, dayBefore);
+    expect(before.includes('android.target-sdk')).toBe(previous !== null && level - 1 < previous.level);
+    const on = only(await scan(apk, 'android', new Date(`${effective}T00:00:00Z`)), 'android.target-sdk');
+    expect(on.fix).toContain(`targetSdk = ${level}`);
   });
 
   it('defaults targetSdk to minSdk when uses-sdk omits it', async () => {

@@ -10,7 +10,7 @@ export const SAFE_APP = { 'android:allowBackup': 'false' };
 
 /** A manifest with no findings of its own; override pieces per test. */
 export function manifest(opts: Parameters<typeof androidManifest>[0] = {}): string {
-  return androidManifest({ minSdk: 26, targetSdk: 35, ...opts, application: { ...SAFE_APP, ...opts.application } });
+  return androidManifest({ minSdk: 26, targetSdk: 36, ...opts, application: { ...SAFE_APP, ...opts.application } });
 }
 
 export async function scan(file: string, platform: 'android' | 'ios' = 'android', now = NOW): Promise<StaticAnalysis> {

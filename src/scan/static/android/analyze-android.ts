@@ -39,7 +39,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
   const nsc = await readNetworkConfig(zip, model, bundle);
   const findings: Finding[] = [
-    ...applicationFindings(model, nsc !== null || hasNscAttribute(model)),
+    ...applicationFindings(model, nsc !== null || hasNscAttribute(model), now),
     ...componentFindings(model),
     ...(nsc ? networkConfigFindings(nsc.root, nsc.source, debuggable) : []),
   ];

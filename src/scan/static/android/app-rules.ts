@@ -1,18 +1,17 @@
 import type { Finding } from '../../model/types';
 import { androidAttr, asBool, describeAttr, showValue } from '../package/xml-node';
 import type { ManifestModel } from './manifest-model';
+import { inForce, PLAY_TARGET_SDK } from '../store-requirements';
 
 /** minSdk below this: devices without the security model the rules assume (medium). */
 export const MIN_SDK_FLOOR = 24;
 /** minSdk below this: pre-Lollipop devices without TLS 1.2 by default or SELinux enforcing (high). */
 export const MIN_SDK_HIGH = 21;
-/** Google Play requires this targetSdkVersion for new apps and updates (since 31 August 2025). */
-export const PLAY_TARGET_SDK_FLOOR = 35;
 /** targetSdk below this misses Android 12's mandatory android:exported and PendingIntent mutability (high). */
 export const TARGET_SDK_HIGH = 31;
 
 /** Application-level flags: debuggable, testOnly, allowBackup, cleartext traffic, SDK floors. */
-export function applicationFindings(m: ManifestModel, hasNetworkSecurityConfig: boolean): Finding[] {
+export function applicationFindings(m: ManifestModel, hasNetworkSecurityConfig: boolean, now: Date): Finding[] {
   const app = m.application;
   const out: Finding[] = [];
   const debuggable = app ? androidAttr(app, 'debuggable') : undefined;
@@ -34,7 +33,7 @@ export function applicationFindings(m: ManifestModel, hasNetworkSecurityConfig: 
       fix: 'Build the package with Gradle (`./gradlew assembleRelease` or `bundleRelease`) instead of Android Studio\'s Run output, and remove android:testOnly from the manifest.',
     });
   }
-  out.push(...backupFindings(m), ...cleartextFindings(m, hasNetworkSecurityConfig), ...sdkFindings(m));
+  out.push(...backupFindings(m), ...cleartextFindings(m, hasNetworkSecurityConfig), ...sdkFindings(m, now));
   return out;
 }
 
@@ -89,7 +88,7 @@ function cleartextFindings(m: ManifestModel, hasNsc: boolean): Finding[] {
   return [];
 }
 
-function sdkFindings(m: ManifestModel): Finding[] {
+function sdkFindings(m: ManifestModel, now: Date): Finding[] {
   const out: Finding[] = [];
   if (m.minSdk < MIN_SDK_FLOOR) {
     out.push({
@@ -100,13 +99,15 @@ function sdkFindings(m: ManifestModel): Finding[] {
       fix: `Raise minSdk to ${MIN_SDK_FLOOR} or later in build.gradle (defaultConfig { minSdk = ${MIN_SDK_FLOOR} }).`,
     });
   }
-  if (m.targetSdk < PLAY_TARGET_SDK_FLOOR) {
+  // The level Google Play requires on the scan's date (store-requirements.ts): below it, Play refuses the upload.
+  const play = inForce(PLAY_TARGET_SDK, now);
+  if (play && m.targetSdk < play.level) {
     out.push({
       id: 'android.target-sdk',
-      severity: m.targetSdk < TARGET_SDK_HIGH ? 'high' : 'medium',
+      severity: 'high',
       title: 'Target SDK is below the Google Play requirement',
-      detail: `targetSdkVersion is ${m.targetSdk}; Google Play requires ${PLAY_TARGET_SDK_FLOOR} for new apps and updates, and an old target keeps legacy behaviours (compatibility mode for permissions, storage and${m.targetSdk < TARGET_SDK_HIGH ? ' implicit component export' : ' background restrictions'}).`,
-      fix: `Set targetSdk = ${PLAY_TARGET_SDK_FLOOR} in build.gradle and adapt to the behaviour changes of each skipped release (https://developer.android.com/about/versions).`,
+      detail: `targetSdkVersion is ${m.targetSdk}; since ${play.effective} Google Play requires ${play.level} for new apps and updates and refuses this upload, and an old target keeps legacy behaviours (compatibility mode for permissions, storage and${m.targetSdk < TARGET_SDK_HIGH ? ' implicit component export' : ' background restrictions'}).`,
+      fix: `Set targetSdk = ${play.level} in build.gradle (compileSdk ${play.level} too) and adapt to the behaviour changes of each skipped release (https://developer.android.com/about/versions); requirement: ${play.source}.`,
     });
   }
   return out;
