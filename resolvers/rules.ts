@@ -1,7 +1,7 @@
 import type { OidcRuleConnectionResolvers, OidcRuleResolvers, Resolvers } from '../src/generated/graphql';
 import type { OidcRuleDoc } from '../src/data/oidc-rules-repo';
 import type { OidcRuleConnectionPage } from '../src/services/pages';
-import { createOidcRule, deleteOidcRule, listOidcRules } from '../src/services/oidc-rules-service';
+import { createOidcRule, deleteOidcRule } from '../src/services/oidc-rules-service';
 import { exchangeOidcToken } from '../src/services/oidc-exchange-service';
 import { dryRunOidcRules } from '../src/services/oidc-dry-run-service';
 import { connectionFields, type MappedResolvers } from './views';
@@ -16,7 +16,6 @@ const oidcRuleConnection: MappedResolvers<OidcRuleConnectionResolvers, OidcRuleC
 
 export const ruleResolvers: Resolvers = {
   Query: {
-    oidcRules: (_p, { appId }, ctx) => listOidcRules(ctx, appId),
     dryRunOidcRules: async (_p, { appId, claims }, ctx) => dryRunOidcRules(ctx, appId, claims),
   },
   Mutation: {

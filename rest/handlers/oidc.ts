@@ -2,6 +2,7 @@ import type { RestHandler } from '../handler';
 import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
+import { MAX_RULES_PER_APP } from '../../src/data/oidc-rules-repo';
 import {
   AuditEventsDocument,
   CreateOidcRuleDocument,
@@ -47,9 +48,16 @@ export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) =
   call.answer(201, toRestRule(createOidcRule));
 };
 
+/**
+ * Every rule of the app, oldest first as the contract lists them (the order the exchange tries them in): the
+ * connection pages newest first, and one page holds them all (an app has at most MAX_RULES_PER_APP).
+ */
 export const listOidcRules: RestHandler<'listOidcRules'> = async (call, ctx) => {
-  const { oidcRules } = await execute(ctx, OidcRulesDocument, { appId: call.params.id });
-  call.answer(200, { data: oidcRules.map(toRestRule) });
+  const { app } = await execute(ctx, OidcRulesDocument, { appId: call.params.id, first: MAX_RULES_PER_APP });
+  if (!app) throw notFound('App');
+  const page = toRestPage(app.trustRules, toRestRule);
+  if (page.hasMore) throw new Error(`app ${call.params.id} holds more than ${MAX_RULES_PER_APP} trust rules`);
+  call.answer(200, { data: page.data.reverse() });
 };
 
 export const deleteOidcRule: RestHandler<'deleteOidcRule'> = async (call, ctx) => {

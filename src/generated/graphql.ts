@@ -70,11 +70,6 @@ export type Query = {
    * oidc.denied entries in the range.
    */
   refusedExchanges: Array<RefusalDay>;
-  /**
-   * Trust rules of an app, oldest first (the order the exchange tries them in).
-   * @deprecated Use App.trustRules, a connection.
-   */
-  oidcRules: Array<OidcRule>;
   /** Evaluates the app's rules against decoded claims exactly as the exchange does; mints nothing. Never pass a token. */
   dryRunOidcRules: OidcDryRun;
   scan?: Maybe<Scan>;
@@ -135,11 +130,6 @@ export type QueryBuildsArgs = {
 
 export type QueryRefusedExchangesArgs = {
   range: DateRange;
-};
-
-
-export type QueryOidcRulesArgs = {
-  appId: Scalars['ID']['input'];
 };
 
 
@@ -1451,7 +1441,6 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
   latestGradeDistribution?: Resolver<Array<ResolversTypes['GradeCount']>, ParentType, ContextType>;
   refusedExchanges?: Resolver<Array<ResolversTypes['RefusalDay']>, ParentType, ContextType, RequireFields<QueryRefusedExchangesArgs, 'range'>>;
-  oidcRules?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType, RequireFields<QueryOidcRulesArgs, 'appId'>>;
   dryRunOidcRules?: Resolver<ResolversTypes['OidcDryRun'], ParentType, ContextType, RequireFields<QueryDryRunOidcRulesArgs, 'appId' | 'claims'>>;
   scan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType, RequireFields<QueryScanArgs, 'id'>>;
   signers?: Resolver<Array<ResolversTypes['SignerRecord']>, ParentType, ContextType, RequireFields<QuerySignersArgs, 'appId'>>;

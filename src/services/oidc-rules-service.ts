@@ -36,12 +36,6 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
   return doc;
 }
 
-/** The app's trust rules, oldest first (rules:read, or staff). */
-export async function listOidcRules(ctx: RequestContext, appId: string): Promise<OidcRuleDoc[]> {
-  await appAccess(ctx, 'rules:read', appId, { write: false });
-  return ctx.repos.oidcRules.listForApp(appId);
-}
-
 /** Deletes a rule; access tokens it produced stop working on their next use (they are checked on every use). */
 export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId: string): Promise<void> {
   await appAccess(ctx, 'rules:write', appId, { write: true });

@@ -314,7 +314,6 @@ describe('deprecated lists', () => {
       `query($app: ID!) {
         apps(limit: 1) { id }
         builds(appId: $app) { id }
-        oidcRules(appId: $app) { id }
         app(id: $app) { apiKeys { id } }
       }`,
       { app: appId },
@@ -328,7 +327,6 @@ describe('deprecated lists', () => {
     expect(deprecated).toEqual({
       apps: 'Use appsConnection.',
       builds: 'Use App.builds, a connection with filters.',
-      oidcRules: 'Use App.trustRules, a connection.',
     });
   });
 });

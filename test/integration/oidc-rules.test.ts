@@ -146,8 +146,8 @@ it('serves rules to staff over GraphQL: support reads, admin writes', async () =
   const unknownApp = await readJson(await gql(admin, createRule, { a: 'app_doesnotexist00', i: MAIN }));
   expect(unknownApp.errors[0].extensions.code).toBe('not_found');
 
-  const read = await readJson(await gql(support, 'query($a: ID!) { oidcRules(appId: $a) { id } }', { a: appId }));
-  expect(read.data.oidcRules).toEqual([{ id: created.data.createOidcRule.id }]);
+  const read = await readJson(await gql(support, 'query($a: ID!) { app(id: $a) { trustRules { nodes { id } } } }', { a: appId }));
+  expect(read.data.app.trustRules.nodes).toEqual([{ id: created.data.createOidcRule.id }]);
   const audit = await readJson(await gql(support, 'query($a: ID!) { app(id: $a) { auditEvents { nodes { action ruleId actor } } } }', { a: appId }));
   expect(audit.data.app.auditEvents.nodes).toEqual([{ action: 'oidc.rule_created', ruleId: created.data.createOidcRule.id, actor: expect.stringMatching(/^staff:/) }]);
   const deleted = await readJson(await gql(admin, 'mutation($a: ID!, $r: ID!) { deleteOidcRule(appId: $a, ruleId: $r) }', { a: appId, r: created.data.createOidcRule.id }));
