@@ -9,6 +9,7 @@ import { isBinaryXml, parseBinaryXml } from './binary-xml';
 import { componentFindings } from './component-rules';
 import { buildManifestModel, hasRuleReferences, type ManifestModel } from './manifest-model';
 import { networkConfigFindings } from './network-config-rules';
+import { permissionFindings } from './permission-rules';
 import { parseProtoXml } from './proto-xml';
 import { ProtoResourceTable } from './proto-resource-table';
 import { ResourceTable, type ResourceResolver } from './resource-table';
@@ -41,6 +42,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   const findings: Finding[] = [
     ...applicationFindings(model, nsc !== null || hasNscAttribute(model), now),
     ...componentFindings(model),
+    ...permissionFindings(model),
     ...(nsc ? networkConfigFindings(nsc.root, nsc.source, debuggable) : []),
   ];
   const signature = await androidSignature(zip, filePath, model, bundle, now);

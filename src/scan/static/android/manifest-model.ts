@@ -37,6 +37,12 @@ export type ManifestModel = {
   components: Component[];
   /** Custom permissions this package defines: name -> protectionLevel as written (e.g. "normal", "signature"). */
   definedPermissions: Map<string, string>;
+  /**
+   * Permissions the package requests (<uses-permission>, and <uses-permission-sdk-23>, which is requested from API
+   * 23), without those whose android:maxSdkVersion is below minSdk: no device the app installs on grants them.
+   * Sorted, each once.
+   */
+  requestedPermissions: string[];
 };
 
 const COMPONENT_KINDS: readonly ComponentKind[] = ['activity', 'activity-alias', 'service', 'receiver', 'provider'];
@@ -64,7 +70,18 @@ export function buildManifestModel(root: XmlElement, resolver: ResourceResolver 
     if (name) definedPermissions.set(name, protectionLevel(androidAttr(p, 'protectionLevel')));
   }
   const targetSandboxVersion = asInt(androidAttr(root, 'targetSandboxVersion')) ?? 1;
-  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, targetSdk, targetSandboxVersion, application, components, definedPermissions };
+  const requestedPermissions = requested(root, minSdk);
+  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, targetSdk, targetSandboxVersion, application, components, definedPermissions, requestedPermissions };
+}
+
+function requested(root: XmlElement, minSdk: number): string[] {
+  const names = new Set<string>();
+  for (const el of [...childrenNamed(root, 'uses-permission'), ...childrenNamed(root, 'uses-permission-sdk-23')]) {
+    const name = asString(androidAttr(el, 'name'));
+    const maxSdk = asInt(androidAttr(el, 'maxSdkVersion'));
+    if (name && (maxSdk === undefined || maxSdk >= minSdk)) names.add(name);
+  }
+  return [...names].sort();
 }
 
 function toComponent(el: XmlElement, packageName: string): Component {

@@ -53,6 +53,7 @@ export const ANDROID_ATTR_IDS: ReadonlyMap<number, string> = new Map([
   [0x0101021b, 'versionCode'],
   [0x0101021c, 'versionName'],
   [0x01010270, 'targetSdkVersion'],
+  [0x01010271, 'maxSdkVersion'],
   [0x01010272, 'testOnly'],
   [0x01010280, 'allowBackup'],
   [0x010104ec, 'usesCleartextTraffic'],
