@@ -4,7 +4,9 @@ import { getOpenApi, whoami } from './meta';
 import * as builds from './builds';
 import * as scans from './scans';
 import * as threats from './threats';
-import * as oidc from './oidc';
+import * as oidcExchange from './oidc-exchange';
+import * as oidcRules from './oidc-rules';
+import * as auditEvents from './audit-events';
 import * as webhooks from './webhooks';
 import * as signers from './signers';
 
@@ -21,12 +23,12 @@ export const handlers = bindAll({
   exportThreats: threats.exportThreats,
   ingestEvents: threats.ingestEvents,
   verifyAttest: threats.verifyAttest,
-  exchangeOidcToken: oidc.exchangeOidcToken,
-  createOidcRule: oidc.createOidcRule,
-  listOidcRules: oidc.listOidcRules,
-  deleteOidcRule: oidc.deleteOidcRule,
-  listAuditEvents: oidc.listAuditEvents,
-  dryRunOidcRules: oidc.dryRunOidcRules,
+  exchangeOidcToken: oidcExchange.exchangeOidcToken,
+  createOidcRule: oidcRules.createOidcRule,
+  listOidcRules: oidcRules.listOidcRules,
+  deleteOidcRule: oidcRules.deleteOidcRule,
+  dryRunOidcRules: oidcRules.dryRunOidcRules,
+  listAuditEvents: auditEvents.listAuditEvents,
   createWebhook: webhooks.createWebhook,
   listWebhooks: webhooks.listWebhooks,
   deleteWebhook: webhooks.deleteWebhook,

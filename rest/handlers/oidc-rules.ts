@@ -1,37 +1,23 @@
 import type { RestHandler } from '../handler';
 import { execute } from '../support/execute';
-import { connectionArgs, toRestPage } from '../support/rest-page';
+import { toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
 import { MAX_RULES_PER_APP } from '../../src/data/oidc-rules-repo';
 import {
-  AuditEventsDocument,
   CreateOidcRuleDocument,
   DeleteOidcRuleDocument,
   DryRunOidcRulesDocument,
-  ExchangeOidcTokenDocument,
   OidcRulesDocument,
   type CreateOidcRuleInput,
   type OidcRuleFieldsFragment,
 } from '../../src/generated/rest-operations';
 import type { components } from '../../src/generated/openapi';
-import { contractMember, contractValue, contractValues } from '../support/contract-values';
+import { contractMember, contractValues } from '../support/contract-values';
 
 type RestOidcRule = components['schemas']['OidcRule'];
 
 /** GraphQL's String scopes -> the scopes the contract lets CI tokens carry. */
 const toRestRule = (rule: OidcRuleFieldsFragment): RestOidcRule => ({ ...rule, scopes: contractValues('CiScope', rule.scopes) });
-
-export const exchangeOidcToken: RestHandler<'exchangeOidcToken'> = async (call, ctx) => {
-  // Validated against the contract (shape and length) but untrusted until the exchange verifies the token.
-  const unverified = call.body;
-  const { exchangeOidcToken } = await execute(ctx, ExchangeOidcTokenDocument, { token: unverified.token, appId: unverified.appId });
-  call.res.setHeader('Cache-Control', 'no-store'); // a credential: no cache may keep it
-  call.answer(200, {
-    ...exchangeOidcToken,
-    tokenType: contractMember('OidcExchangeResponse', 'tokenType', exchangeOidcToken.tokenType),
-    scopes: contractValues('CiScope', exchangeOidcToken.scopes),
-  });
-};
 
 export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) => {
   const body = call.body;
@@ -63,20 +49,6 @@ export const listOidcRules: RestHandler<'listOidcRules'> = async (call, ctx) => 
 export const deleteOidcRule: RestHandler<'deleteOidcRule'> = async (call, ctx) => {
   await execute(ctx, DeleteOidcRuleDocument, { appId: call.params.id, ruleId: call.params.ruleId });
   call.res.status(204).end();
-};
-
-export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx) => {
-  const { query } = call;
-  const { app } = await execute(ctx, AuditEventsDocument, { appId: call.params.id, action: query.action ?? null, ...connectionArgs(query) });
-  if (!app) throw notFound('App');
-  call.answer(
-    200,
-    toRestPage(app.auditEvents, (event) => ({
-      ...event,
-      action: contractValue('AuditAction', event.action),
-      rules: event.rules && event.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
-    })),
-  );
 };
 
 /** A claim's value as the evaluator reads it: strings as they are, anything else as its JSON text. */

@@ -1,0 +1,20 @@
+import type { RestHandler } from '../handler';
+import { execute } from '../support/execute';
+import { connectionArgs, toRestPage } from '../support/rest-page';
+import { notFound } from '../../src/core/errors';
+import { AuditEventsDocument } from '../../src/generated/rest-operations';
+import { contractMember, contractValue } from '../support/contract-values';
+
+export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx) => {
+  const { query } = call;
+  const { app } = await execute(ctx, AuditEventsDocument, { appId: call.params.id, action: query.action ?? null, ...connectionArgs(query) });
+  if (!app) throw notFound('App');
+  call.answer(
+    200,
+    toRestPage(app.auditEvents, (event) => ({
+      ...event,
+      action: contractValue('AuditAction', event.action),
+      rules: event.rules && event.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
+    })),
+  );
+};
