@@ -4,6 +4,8 @@ import { getOpenApi, whoami } from './meta';
 import * as builds from './builds';
 import * as scans from './scans';
 import * as threats from './threats';
+import * as events from './events';
+import * as attest from './attest';
 import * as oidcExchange from './oidc-exchange';
 import * as oidcRules from './oidc-rules';
 import * as auditEvents from './audit-events';
@@ -21,8 +23,8 @@ export const handlers = bindAll({
   getScan: scans.getScan,
   listThreats: threats.listThreats,
   exportThreats: threats.exportThreats,
-  ingestEvents: threats.ingestEvents,
-  verifyAttest: threats.verifyAttest,
+  ingestEvents: events.ingestEvents,
+  verifyAttest: attest.verifyAttest,
   exchangeOidcToken: oidcExchange.exchangeOidcToken,
   createOidcRule: oidcRules.createOidcRule,
   listOidcRules: oidcRules.listOidcRules,

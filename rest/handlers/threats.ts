@@ -6,7 +6,7 @@ import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
 import type { components } from '../../src/generated/openapi';
-import { IngestEventsDocument, ThreatsDocument, VerifyAttestDocument, type Detection, type ThreatsQuery } from '../../src/generated/rest-operations';
+import { ThreatsDocument, type ThreatsQuery } from '../../src/generated/rest-operations';
 
 type RestThreat = components['schemas']['Threat'];
 
@@ -43,33 +43,6 @@ export const listThreats: RestHandler<'listThreats'> = async (call, ctx) => {
   });
   if (!app) throw notFound('App');
   call.answer(200, toRestPage(app.threats, toRest));
-};
-
-/** Device ids travel in the variables only: nothing here logs them, and no response carries them. */
-export const ingestEvents: RestHandler<'ingestEvents'> = async (call, ctx) => {
-  const body = call.body;
-  const { ingestEvents } = await execute(ctx, IngestEventsDocument, {
-    events: body.events.map((e) => ({
-      detection: e.detection,
-      verdict: e.verdict,
-      confidence: e.confidence,
-      action: e.action,
-      signals: e.signals,
-      platform: e.platform ?? null,
-      appVersion: e.appVersion ?? null,
-      buildId: e.buildId ?? null,
-      occurredAt: e.occurredAt,
-      deviceId: e.deviceId,
-      eventId: e.eventId ?? null,
-    })),
-  });
-  call.answer(202, { accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
-};
-
-export const verifyAttest: RestHandler<'verifyAttest'> = async (call, ctx) => {
-  const body = call.body;
-  const { verifyAttest } = await execute(ctx, VerifyAttestDocument, { input: { token: body.token, nonce: body.nonce, platform: body.platform } });
-  call.answer(200, { valid: verifyAttest.valid, verdict: verifyAttest.verdict, reasons: verifyAttest.reasons, engine: 'stub' });
 };
 
 /**
