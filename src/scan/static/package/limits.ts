@@ -100,6 +100,17 @@ export const LIMITS = {
    * 4 KiB page, so a 500 MB executable needs about 6.5 MB, plus the CMS blob and entitlements (kilobytes).
    */
   codeSignatureBytes: 16 * 1024 * 1024,
+  /**
+   * Mach-O symbol table entries read for hardening facts, over every slice of one file (16 bytes each): an App Store
+   * executable is stripped to its exported and imported names, tens of thousands even in the largest apps; LC_DYSYMTAB
+   * lets the reader take the imported ones alone. 1,048,576 entries are 16 MiB, read once per file.
+   */
+  machoSymbols: 1_048_576,
+  /**
+   * Mach-O string table bytes read for hardening facts, over every slice of one file: a stripped executable's names
+   * total a few MB; the table is held while its imported names are looked up.
+   */
+  machoStringBytes: 16 * 1024 * 1024,
   /** Blobs in one signature SuperBlob: codesign writes at most seven (CodeDirectories, requirements, entitlements, CMS). */
   codeSignatureBlobs: 64,
   /**
@@ -132,6 +143,63 @@ export const LIMITS = {
    * apps (ML models, video, game assets) are a few hundred MB, under yauzl's 4 GiB non-Zip64 entry size anyway.
    */
   sealFileBytes: 4 * 1024 * 1024 * 1024,
+
+  // Native libraries (lib/<abi>/*.so, ELF). Each library is streamed once (its SHA-256 and the few ranges the parse
+  // needs); none is held whole.
+  /** Libraries analysed per package: large apps ship 50 to 100 per ABI, in up to four ABIs. */
+  nativeLibraries: 2048,
+  /** Bytes of one library, hashed as they stream: the largest real ones (game engines, browsers) are 100-200 MB. */
+  nativeLibraryBytes: 1024 * 1024 * 1024,
+  /**
+   * Bytes of all libraries of a package together, as their entries declare them (a deflated entry inflates no further
+   * than it declares): a 300 MB APK with four ABIs holds under 1 GB; a bomb of highly compressible libraries stops here.
+   */
+  nativeLibraryTotalBytes: 4 * 1024 * 1024 * 1024,
+  /** Program headers read per library (e_phnum): linkers write 8 to 15; PN_XNUM (65,535) and beyond are refused. */
+  elfProgramHeaders: 256,
+  /** Dynamic entries walked before DT_NULL: real libraries have 30 to 80 (one per DT_NEEDED plus ~30). */
+  elfDynamicEntries: 4096,
+  /**
+   * Dynamic symbols walked per library (only the imported ones' names are kept): libraries built with default
+   * visibility (game engines) export up to ~150,000; each entry is 16 or 24 bytes, read in small chunks.
+   */
+  elfDynamicSymbols: 1_000_000,
+  /** Bytes of the dynamic string table (DT_STRSZ) held while names are read: real ones are under a few MB. */
+  elfDynstrBytes: 16 * 1024 * 1024,
+  /** Section headers walked (only when no hash table gives the dynamic symbol count): real libraries have ~30. */
+  elfSectionHeaders: 4096,
+
+  // Secrets in package contents (src/scan/static/dex, src/scan/static/secrets): what is read, and how much.
+  /**
+   * Bytes of one DEX file, read whole (string_ids point anywhere in it). d8 splits an app into classes.dex,
+   * classes2.dex, ... long before 64K methods, so real files are 1 to 12 MB; one file is held at a time.
+   */
+  dexFileBytes: 64 * 1024 * 1024,
+  /** DEX files read per package: large multidex apps ship 10 to 30 (classes.dex to classes30.dex). */
+  dexFiles: 128,
+  /** string_ids of one DEX file: a full 12 MB file has about 200,000; each costs 4 bytes of the file. */
+  dexStrings: 4_000_000,
+  /**
+   * Bytes of MUTF-8 decoded from one DEX file: the string data is at most the file, but crafted string_ids can
+   * point many times at one long string; twice the largest file bounds the work of such a file.
+   */
+  dexDecodedBytes: 128 * 1024 * 1024,
+  /** Java packages listed from DEX type descriptors: apps with many SDKs have a few thousand. */
+  dexTypePackages: 20_000,
+  /**
+   * Text files (assets/**, res/raw/**, iOS plists, JSON and .strings) searched per package: games and React Native
+   * apps ship thousands of asset files; binary ones (images, audio, fonts) are skipped by name before this count.
+   */
+  secretTextFiles: 10_000,
+  /**
+   * Bytes searched in one text file, streamed with an overlap (never held whole): a React Native bundle is 1 to
+   * 20 MB; a larger file is searched up to here only.
+   */
+  secretTextFileBytes: 64 * 1024 * 1024,
+  /** Bytes searched across every text file of a package: inflating and matching 512 MB takes a few seconds. */
+  secretTextBytes: 512 * 1024 * 1024,
+  /** Files named per secret finding: the first ones are enough to find and rotate the key. */
+  secretFilesNamed: 10,
 
   /** Characters of a finding's detail: a finding quotes package text, and 1 KB is enough to act on. */
   findingDetail: 1024,
