@@ -4,7 +4,8 @@ import { appResolvers } from './apps';
 import { keyResolvers } from './keys';
 import { whoamiResolvers } from './whoami';
 import { auditResolvers } from './audit';
-import { ruleResolvers } from './rules';
+import { oidcRuleResolvers } from './oidc-rules';
+import { oidcExchangeResolvers } from './oidc-exchange';
 import { buildResolvers } from './builds';
 import { scanResolvers } from './scans';
 import { threatResolvers } from './threats';
@@ -16,7 +17,7 @@ import { nodeResolvers } from './nodes';
 import { signerResolvers } from './signers';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, ruleResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

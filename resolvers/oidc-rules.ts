@@ -2,7 +2,6 @@ import type { OidcRuleConnectionResolvers, OidcRuleResolvers, Resolvers } from '
 import type { OidcRuleDoc } from '../src/data/oidc-rules-repo';
 import type { OidcRuleConnectionPage } from '../src/services/pages';
 import { createOidcRule, deleteOidcRule } from '../src/services/oidc-rules-service';
-import { exchangeOidcToken } from '../src/services/oidc-exchange-service';
 import { dryRunOidcRules } from '../src/services/oidc-dry-run-service';
 import { connectionFields, type MappedResolvers } from './views';
 
@@ -14,7 +13,7 @@ const oidcRule: MappedResolvers<OidcRuleResolvers, OidcRuleDoc> = {
 
 const oidcRuleConnection: MappedResolvers<OidcRuleConnectionResolvers, OidcRuleConnectionPage> = connectionFields<OidcRuleDoc>();
 
-export const ruleResolvers: Resolvers = {
+export const oidcRuleResolvers: Resolvers = {
   Query: {
     dryRunOidcRules: async (_p, { appId, claims }, ctx) => dryRunOidcRules(ctx, appId, claims),
   },
@@ -24,8 +23,6 @@ export const ruleResolvers: Resolvers = {
       await deleteOidcRule(ctx, appId, ruleId);
       return true;
     },
-    // The arguments are untrusted until the exchange has verified the token.
-    exchangeOidcToken: async (_p, args, ctx) => exchangeOidcToken(ctx, args.token, args.appId),
   },
   OidcRule: oidcRule,
   OidcRuleConnection: oidcRuleConnection,
