@@ -11,6 +11,11 @@ export class MachoError extends Error {}
 export type ByteSource = {
   size: number;
   ranges(ranges: ReadonlyArray<readonly [number, number]>): Promise<Buffer[]>;
+  /**
+   * The same copy for a reader's last pass over the file: a source that also digests the file reads on to its end
+   * here, so the digest costs no pass of its own. Absent, `ranges` serves.
+   */
+  finalRanges?(ranges: ReadonlyArray<readonly [number, number]>): Promise<Buffer[]>;
 };
 
 /** One architecture of a thin or fat Mach-O, with where its embedded code signature lies (relative to the slice). */
@@ -35,11 +40,24 @@ export function isMacho(head: Buffer): boolean {
   return be === FAT_MAGIC || be === FAT_MAGIC_64 || [MH_MAGIC, MH_MAGIC_64].includes(be) || [MH_MAGIC, MH_MAGIC_64].includes(le);
 }
 
+/** One slice's header fields and its load commands (sizeofcmds bytes, bounded by LIMITS.machoLoadCommandBytes). */
+export type SliceCommands = { offset: number; size: number; header: SliceHeader; commands: Buffer };
+
 /**
  * The slices of a Mach-O and each one's LC_CODE_SIGNATURE. Reads the fat header, then each slice's header and load
  * commands: at most LIMITS.machoFatArchs slices, LIMITS.machoLoadCommands commands and machoLoadCommandBytes bytes each.
  */
 export async function readSlices(src: ByteSource): Promise<MachoSlice[]> {
+  const slices = await readSliceCommands(src);
+  return slices.map(({ offset, size, header, commands }, k) => {
+    const codeSignature = findCodeSignature(commands, header, k);
+    if (codeSignature && codeSignature.dataoff + codeSignature.datasize > size) throw new MachoError(`slice ${k}: LC_CODE_SIGNATURE points past the end of the slice`);
+    return { offset, size, cputype: header.cputype, codeSignature };
+  });
+}
+
+/** The slices of a thin or fat Mach-O with their headers and load commands, in two short passes from the start. */
+export async function readSliceCommands(src: ByteSource): Promise<SliceCommands[]> {
   const [head] = await src.ranges([[0, Math.min(src.size, 8 + LIMITS.machoFatArchs * 32)]]);
   if (head.length < 8) throw new MachoError('file too short for a Mach-O header');
   const magic = head.readUInt32BE(0);
@@ -66,13 +84,15 @@ export async function readSlices(src: ByteSource): Promise<MachoSlice[]> {
   const commands = await src.ranges(shapes.map((h, k) => [slices[k].offset + h.headerSize, slices[k].offset + h.headerSize + h.sizeofcmds] as const));
   return slices.map((s, k) => {
     if (shapes[k].headerSize + shapes[k].sizeofcmds > s.size) throw new MachoError(`slice ${k}: load commands run past the slice`);
-    const codeSignature = findCodeSignature(commands[k], shapes[k], k);
-    if (codeSignature && codeSignature.dataoff + codeSignature.datasize > s.size) throw new MachoError(`slice ${k}: LC_CODE_SIGNATURE points past the end of the slice`);
-    return { ...s, cputype: shapes[k].cputype, codeSignature };
+    return { ...s, header: shapes[k], commands: commands[k] };
   });
 }
 
-type SliceHeader = { le: boolean; headerSize: number; ncmds: number; sizeofcmds: number; cputype: number };
+/** A slice's mach_header fields (either byte order, 32- or 64-bit). */
+export type SliceHeader = {
+  le: boolean; is64: boolean; headerSize: number; ncmds: number; sizeofcmds: number;
+  cputype: number; cpusubtype: number; filetype: number; flags: number;
+};
 
 function sliceHeader(h: Buffer, k: number): SliceHeader {
   if (h.length < 28) throw new MachoError(`slice ${k}: truncated Mach-O header`);
@@ -84,7 +104,7 @@ function sliceHeader(h: Buffer, k: number): SliceHeader {
   const sizeofcmds = u32(20);
   if (ncmds > LIMITS.machoLoadCommands) throw new LimitExceededError('machoLoadCommands', `slice ${k} declares ${ncmds} load commands, over the ${LIMITS.machoLoadCommands} limit`);
   if (sizeofcmds > LIMITS.machoLoadCommandBytes) throw new LimitExceededError('machoLoadCommandBytes', `slice ${k} declares ${sizeofcmds} bytes of load commands, over the ${LIMITS.machoLoadCommandBytes}-byte limit`);
-  return { le, headerSize: is64 ? 32 : 28, ncmds, sizeofcmds, cputype: u32(4) };
+  return { le, is64, headerSize: is64 ? 32 : 28, ncmds, sizeofcmds, cputype: u32(4), cpusubtype: u32(8), filetype: u32(12), flags: u32(24) };
 }
 
 function findCodeSignature(cmds: Buffer, h: SliceHeader, k: number): MachoSlice['codeSignature'] {
