@@ -3,7 +3,7 @@ import { DateTime } from './scalars';
 import { appResolvers } from './apps';
 import { keyResolvers } from './keys';
 import { whoamiResolvers } from './whoami';
-import { auditResolvers } from './audit';
+import { auditEventResolvers } from './audit-events';
 import { oidcRuleResolvers } from './oidc-rules';
 import { oidcExchangeResolvers } from './oidc-exchange';
 import { buildResolvers } from './builds';
@@ -17,7 +17,7 @@ import { nodeResolvers } from './nodes';
 import { signerResolvers } from './signers';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditEventResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

@@ -18,7 +18,7 @@ const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {
 
 const auditEventConnection: MappedResolvers<AuditEventConnectionResolvers, AuditEventConnectionPage> = connectionFields<AuditDoc>();
 
-export const auditResolvers: Resolvers = {
+export const auditEventResolvers: Resolvers = {
   Query: {
     auditLogConnection: (_p, args, ctx) => auditLogConnection(ctx, args),
   },
