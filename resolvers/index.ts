@@ -9,6 +9,7 @@ import { oidcExchangeResolvers } from './oidc-exchange';
 import { buildResolvers } from './builds';
 import { scanResolvers } from './scans';
 import { threatResolvers } from './threats';
+import { eventResolvers } from './events';
 import { attestResolvers } from './attest';
 import { webhookResolvers } from './webhooks';
 import { staffResolvers } from './staff';
@@ -17,7 +18,7 @@ import { nodeResolvers } from './nodes';
 import { signerResolvers } from './signers';
 
 /** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditEventResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
+const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditEventResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, eventResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
 
 function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
   const merged: Record<string, Record<string, unknown>> = {

@@ -2,7 +2,6 @@ import type { Resolvers, ThreatConnectionResolvers, ThreatResolvers } from '../s
 import type { ThreatDoc } from '../src/data/threats-repo';
 import type { ThreatConnectionPage } from '../src/services/pages';
 import { threatStats } from '../src/services/threats-service';
-import { ingestEvents } from '../src/services/events-service';
 import { appOf, asDate, buildOfApp, connectionFields, type MappedResolvers } from './views';
 
 /** The device hash and the merge bookkeeping have no field: they stay behind, on purpose. */
@@ -17,9 +16,6 @@ const threatConnection: MappedResolvers<ThreatConnectionResolvers, ThreatConnect
 export const threatResolvers: Resolvers = {
   Query: {
     threatStats: (_p, args, ctx) => threatStats(ctx, { appId: args.appId, from: asDate(args.from), to: asDate(args.to) }),
-  },
-  Mutation: {
-    ingestEvents: (_p, { events }, ctx) => ingestEvents(ctx, events.map((e) => ({ ...e, occurredAt: asDate(e.occurredAt) }))),
   },
   Threat: threat,
   ThreatConnection: threatConnection,
