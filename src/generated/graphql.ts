@@ -194,18 +194,18 @@ export type Mutation = {
   createBuild: Build;
   /** A fresh upload URL while the artifact is pending (a CI job whose URL expired can resume). */
   createUploadUrl: Build;
+  /** Device keys: a batch of 1 to 100 events. */
+  ingestEvents: IngestResult;
   /** Admin staff: create an API key (its secret is shown once). */
   createApiKey: CreatedApiKey;
   /** Admin staff: revoke an API key; effective on its next request. */
   revokeApiKey: ApiKey;
-  createOidcRule: OidcRule;
-  deleteOidcRule: Scalars['Boolean']['output'];
   /** No credential: the OIDC token is the proof. Every refusal is the same unauthorized error. */
   exchangeOidcToken: OidcExchange;
+  createOidcRule: OidcRule;
+  deleteOidcRule: Scalars['Boolean']['output'];
   /** Records a deliberate re-key (rules:write): the package's recorded signer is replaced. Audited as signer.recorded. */
   recordSigner: SignerRecord;
-  /** Device keys: a batch of 1 to 100 events. */
-  ingestEvents: IngestResult;
   createWebhook: CreatedWebhook;
   deleteWebhook: Scalars['Boolean']['output'];
 };
@@ -231,6 +231,11 @@ export type MutationCreateUploadUrlArgs = {
 };
 
 
+export type MutationIngestEventsArgs = {
+  events: Array<SecurityEventInput>;
+};
+
+
 export type MutationCreateApiKeyArgs = {
   input: CreateApiKeyInput;
 };
@@ -238,6 +243,12 @@ export type MutationCreateApiKeyArgs = {
 
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationExchangeOidcTokenArgs = {
+  token: Scalars['String']['input'];
+  appId: Scalars['ID']['input'];
 };
 
 
@@ -253,20 +264,9 @@ export type MutationDeleteOidcRuleArgs = {
 };
 
 
-export type MutationExchangeOidcTokenArgs = {
-  token: Scalars['String']['input'];
-  appId: Scalars['ID']['input'];
-};
-
-
 export type MutationRecordSignerArgs = {
   appId: Scalars['ID']['input'];
   input: RecordSignerInput;
-};
-
-
-export type MutationIngestEventsArgs = {
-  events: Array<SecurityEventInput>;
 };
 
 
@@ -707,6 +707,28 @@ export type RefusalDay = {
   count: Scalars['Int']['output'];
 };
 
+export type SecurityEventInput = {
+  detection: Detection;
+  verdict: Verdict;
+  confidence: Scalars['Float']['input'];
+  action: ThreatAction;
+  signals: Array<Scalars['String']['input']>;
+  platform?: InputMaybe<Platform>;
+  appVersion?: InputMaybe<Scalars['String']['input']>;
+  buildId?: InputMaybe<Scalars['ID']['input']>;
+  occurredAt: Scalars['DateTime']['input'];
+  deviceId: Scalars['String']['input'];
+  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
+  eventId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type IngestResult = {
+  __typename?: 'IngestResult';
+  accepted: Scalars['Int']['output'];
+  /** Events acknowledged but not counted: their eventId was already ingested for the app in the last 24 h. */
+  duplicates: Scalars['Int']['output'];
+};
+
 export type KeyMode =
   | 'live'
   | 'test';
@@ -753,6 +775,16 @@ export type CreateApiKeyInput = {
   name?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An access token for a CI job: what a trusted OIDC token was exchanged for. */
+export type OidcExchange = {
+  __typename?: 'OidcExchange';
+  accessToken: Scalars['String']['output'];
+  tokenType: Scalars['String']['output'];
+  expiresIn: Scalars['Int']['output'];
+  scopes: Array<Scalars['String']['output']>;
+  appId: Scalars['ID']['output'];
+};
+
 /** A trust rule of an app: which CI jobs may exchange their OIDC token for an access token, and with which scopes. */
 export type OidcRule = Node & {
   __typename?: 'OidcRule';
@@ -792,15 +824,6 @@ export type CreateOidcRuleInput = {
   repositoryId?: InputMaybe<Scalars['String']['input']>;
   repositoryOwnerId?: InputMaybe<Scalars['String']['input']>;
   events?: InputMaybe<Array<Scalars['String']['input']>>;
-};
-
-export type OidcExchange = {
-  __typename?: 'OidcExchange';
-  accessToken: Scalars['String']['output'];
-  tokenType: Scalars['String']['output'];
-  expiresIn: Scalars['Int']['output'];
-  scopes: Array<Scalars['String']['output']>;
-  appId: Scalars['ID']['output'];
 };
 
 /** The claims of a token that trust rules look at, under GitHub's names. Never a token. */
@@ -1081,28 +1104,6 @@ export type ThreatDailyCount = {
   devices: Scalars['Int']['output'];
 };
 
-export type SecurityEventInput = {
-  detection: Detection;
-  verdict: Verdict;
-  confidence: Scalars['Float']['input'];
-  action: ThreatAction;
-  signals: Array<Scalars['String']['input']>;
-  platform?: InputMaybe<Platform>;
-  appVersion?: InputMaybe<Scalars['String']['input']>;
-  buildId?: InputMaybe<Scalars['ID']['input']>;
-  occurredAt: Scalars['DateTime']['input'];
-  deviceId: Scalars['String']['input'];
-  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
-  eventId?: InputMaybe<Scalars['String']['input']>;
-};
-
-export type IngestResult = {
-  __typename?: 'IngestResult';
-  accepted: Scalars['Int']['output'];
-  /** Events acknowledged but not counted: their eventId was already ingested for the app in the last 24 h. */
-  duplicates: Scalars['Int']['output'];
-};
-
 /** An attempt record of one delivery of a webhook. */
 export type WebhookDelivery = {
   __typename?: 'WebhookDelivery';
@@ -1294,17 +1295,20 @@ export type ResolversTypes = {
   GradeCount: ResolverTypeWrapper<GradeCount>;
   BuildDay: ResolverTypeWrapper<BuildDay>;
   RefusalDay: ResolverTypeWrapper<RefusalDay>;
+  SecurityEventInput: SecurityEventInput;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  IngestResult: ResolverTypeWrapper<IngestResult>;
   KeyMode: KeyMode;
   ApiKey: ResolverTypeWrapper<ApiKeyDoc>;
   ApiKeyEdge: ResolverTypeWrapper<Omit<ApiKeyEdge, 'node'> & { node: ResolversTypes['ApiKey'] }>;
   ApiKeyConnection: ResolverTypeWrapper<ApiKeyConnectionPage>;
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   CreateApiKeyInput: CreateApiKeyInput;
+  OidcExchange: ResolverTypeWrapper<OidcExchange>;
   OidcRule: ResolverTypeWrapper<OidcRuleDoc>;
   OidcRuleEdge: ResolverTypeWrapper<Omit<OidcRuleEdge, 'node'> & { node: ResolversTypes['OidcRule'] }>;
   OidcRuleConnection: ResolverTypeWrapper<OidcRuleConnectionPage>;
   CreateOidcRuleInput: CreateOidcRuleInput;
-  OidcExchange: ResolverTypeWrapper<OidcExchange>;
   TokenClaims: ResolverTypeWrapper<TokenClaims>;
   FailedCheck: ResolverTypeWrapper<FailedCheck>;
   RuleOutcome: ResolverTypeWrapper<RuleOutcome>;
@@ -1331,13 +1335,10 @@ export type ResolversTypes = {
   Verdict: Verdict;
   ThreatAction: ThreatAction;
   Threat: ResolverTypeWrapper<ThreatDoc>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ThreatEdge: ResolverTypeWrapper<Omit<ThreatEdge, 'node'> & { node: ResolversTypes['Threat'] }>;
   ThreatConnection: ResolverTypeWrapper<ThreatConnectionPage>;
   ThreatFilter: ThreatFilter;
   ThreatDailyCount: ResolverTypeWrapper<ThreatDailyCount>;
-  SecurityEventInput: SecurityEventInput;
-  IngestResult: ResolverTypeWrapper<IngestResult>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDelivery>;
   Webhook: ResolverTypeWrapper<Webhook>;
   CreatedWebhook: ResolverTypeWrapper<CreatedWebhook>;
@@ -1382,16 +1383,19 @@ export type ResolversParentTypes = {
   GradeCount: GradeCount;
   BuildDay: BuildDay;
   RefusalDay: RefusalDay;
+  SecurityEventInput: SecurityEventInput;
+  Float: Scalars['Float']['output'];
+  IngestResult: IngestResult;
   ApiKey: ApiKeyDoc;
   ApiKeyEdge: Omit<ApiKeyEdge, 'node'> & { node: ResolversParentTypes['ApiKey'] };
   ApiKeyConnection: ApiKeyConnectionPage;
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   CreateApiKeyInput: CreateApiKeyInput;
+  OidcExchange: OidcExchange;
   OidcRule: OidcRuleDoc;
   OidcRuleEdge: Omit<OidcRuleEdge, 'node'> & { node: ResolversParentTypes['OidcRule'] };
   OidcRuleConnection: OidcRuleConnectionPage;
   CreateOidcRuleInput: CreateOidcRuleInput;
-  OidcExchange: OidcExchange;
   TokenClaims: TokenClaims;
   FailedCheck: FailedCheck;
   RuleOutcome: RuleOutcome;
@@ -1411,13 +1415,10 @@ export type ResolversParentTypes = {
   RecordSignerInput: RecordSignerInput;
   StaffIdentity: StaffIdentity;
   Threat: ThreatDoc;
-  Float: Scalars['Float']['output'];
   ThreatEdge: Omit<ThreatEdge, 'node'> & { node: ResolversParentTypes['Threat'] };
   ThreatConnection: ThreatConnectionPage;
   ThreatFilter: ThreatFilter;
   ThreatDailyCount: ThreatDailyCount;
-  SecurityEventInput: SecurityEventInput;
-  IngestResult: IngestResult;
   WebhookDelivery: WebhookDelivery;
   Webhook: Webhook;
   CreatedWebhook: CreatedWebhook;
@@ -1467,13 +1468,13 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   verifyAttest?: Resolver<ResolversTypes['AttestResult'], ParentType, ContextType, RequireFields<MutationVerifyAttestArgs, 'input'>>;
   createBuild?: Resolver<ResolversTypes['Build'], ParentType, ContextType, RequireFields<MutationCreateBuildArgs, 'input'>>;
   createUploadUrl?: Resolver<ResolversTypes['Build'], ParentType, ContextType, RequireFields<MutationCreateUploadUrlArgs, 'buildId'>>;
+  ingestEvents?: Resolver<ResolversTypes['IngestResult'], ParentType, ContextType, RequireFields<MutationIngestEventsArgs, 'events'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  exchangeOidcToken?: Resolver<ResolversTypes['OidcExchange'], ParentType, ContextType, RequireFields<MutationExchangeOidcTokenArgs, 'token' | 'appId'>>;
   createOidcRule?: Resolver<ResolversTypes['OidcRule'], ParentType, ContextType, RequireFields<MutationCreateOidcRuleArgs, 'appId' | 'input'>>;
   deleteOidcRule?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteOidcRuleArgs, 'appId' | 'ruleId'>>;
-  exchangeOidcToken?: Resolver<ResolversTypes['OidcExchange'], ParentType, ContextType, RequireFields<MutationExchangeOidcTokenArgs, 'token' | 'appId'>>;
   recordSigner?: Resolver<ResolversTypes['SignerRecord'], ParentType, ContextType, RequireFields<MutationRecordSignerArgs, 'appId' | 'input'>>;
-  ingestEvents?: Resolver<ResolversTypes['IngestResult'], ParentType, ContextType, RequireFields<MutationIngestEventsArgs, 'events'>>;
   createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'appId' | 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'appId' | 'webhookId'>>;
 };
@@ -1641,6 +1642,11 @@ export type RefusalDayResolvers<ContextType = RequestContext, ParentType extends
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
+export type IngestResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IngestResult'] = ResolversParentTypes['IngestResult']> = {
+  accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type ApiKeyResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1670,6 +1676,14 @@ export type CreatedApiKeyResolvers<ContextType = RequestContext, ParentType exte
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type OidcExchangeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OidcExchange'] = ResolversParentTypes['OidcExchange']> = {
+  accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tokenType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OidcRule'] = ResolversParentTypes['OidcRule']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1694,14 +1708,6 @@ export type OidcRuleConnectionResolvers<ContextType = RequestContext, ParentType
   nodes?: Resolver<Array<ResolversTypes['OidcRule']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-};
-
-export type OidcExchangeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OidcExchange'] = ResolversParentTypes['OidcExchange']> = {
-  accessToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  tokenType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
 export type TokenClaimsResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['TokenClaims'] = ResolversParentTypes['TokenClaims']> = {
@@ -1866,11 +1872,6 @@ export type ThreatDailyCountResolvers<ContextType = RequestContext, ParentType e
   devices?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
-export type IngestResultResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IngestResult'] = ResolversParentTypes['IngestResult']> = {
-  accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  duplicates?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-};
-
 export type WebhookDeliveryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1930,14 +1931,15 @@ export type Resolvers<ContextType = RequestContext> = {
   GradeCount?: GradeCountResolvers<ContextType>;
   BuildDay?: BuildDayResolvers<ContextType>;
   RefusalDay?: RefusalDayResolvers<ContextType>;
+  IngestResult?: IngestResultResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   ApiKeyEdge?: ApiKeyEdgeResolvers<ContextType>;
   ApiKeyConnection?: ApiKeyConnectionResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
+  OidcExchange?: OidcExchangeResolvers<ContextType>;
   OidcRule?: OidcRuleResolvers<ContextType>;
   OidcRuleEdge?: OidcRuleEdgeResolvers<ContextType>;
   OidcRuleConnection?: OidcRuleConnectionResolvers<ContextType>;
-  OidcExchange?: OidcExchangeResolvers<ContextType>;
   TokenClaims?: TokenClaimsResolvers<ContextType>;
   FailedCheck?: FailedCheckResolvers<ContextType>;
   RuleOutcome?: RuleOutcomeResolvers<ContextType>;
@@ -1958,7 +1960,6 @@ export type Resolvers<ContextType = RequestContext> = {
   ThreatEdge?: ThreatEdgeResolvers<ContextType>;
   ThreatConnection?: ThreatConnectionResolvers<ContextType>;
   ThreatDailyCount?: ThreatDailyCountResolvers<ContextType>;
-  IngestResult?: IngestResultResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   CreatedWebhook?: CreatedWebhookResolvers<ContextType>;

@@ -45,6 +45,21 @@ export type CreateBuildInput = {
   artifact?: ArtifactDeclarationInput | null | undefined;
 };
 
+export type SecurityEventInput = {
+  detection: Detection;
+  verdict: Verdict;
+  confidence: number;
+  action: ThreatAction;
+  signals: Array<string>;
+  platform?: Platform | null | undefined;
+  appVersion?: string | null | undefined;
+  buildId?: string | number | null | undefined;
+  occurredAt: string;
+  deviceId: string;
+  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
+  eventId?: string | null | undefined;
+};
+
 export type CreateOidcRuleInput = {
   subjectPattern: string;
   workflowRef?: string | null | undefined;
@@ -116,21 +131,6 @@ export type ThreatFilter = {
   buildId?: string | number | null | undefined;
   from?: string | null | undefined;
   to?: string | null | undefined;
-};
-
-export type SecurityEventInput = {
-  detection: Detection;
-  verdict: Verdict;
-  confidence: number;
-  action: ThreatAction;
-  signals: Array<string>;
-  platform?: Platform | null | undefined;
-  appVersion?: string | null | undefined;
-  buildId?: string | number | null | undefined;
-  occurredAt: string;
-  deviceId: string;
-  /** Client-generated, 8 to 64 of A-Z a-z 0-9 _ . : -; an id already ingested for the app in the last 24 h is not counted again. */
-  eventId?: string | null | undefined;
 };
 
 export type CreateWebhookInput = {
