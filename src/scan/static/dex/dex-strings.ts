@@ -38,22 +38,33 @@ export class DexStrings {
 
   /** The string at `index` of string_ids. */
   at(index: number): string {
+    return this.decodeAt(index, 0) as string;
+  }
+
+  /**
+   * Every string of at least `minUnits` UTF-16 code units, in table order, one at a time: shorter ones are skipped
+   * on their declared length, without being decoded.
+   */
+  *strings(minUnits = 0): Generator<string> {
+    for (let i = 0; i < this.header.stringIdsSize; i++) {
+      const s = this.decodeAt(i, minUnits);
+      if (s !== null) yield s;
+    }
+  }
+
+  private decodeAt(index: number, minUnits: number): string | null {
     if (!Number.isInteger(index) || index < 0 || index >= this.header.stringIdsSize) throw corruptDex(`string index ${index} outside the table`);
     const end = this.buf.length;
     const dataOff = this.buf.readUInt32LE(this.header.stringIdsOff + index * 4);
     if (dataOff < this.header.headerSize || dataOff >= end) throw corruptDex(`string_data_off ${dataOff} outside the file`);
     const { value: units, next } = readUleb128(this.buf, dataOff, end);
+    if (units < minUnits) return null;
     const { value, bytes } = decodeMutf8(this.buf, next, units, end);
     this.decoded += bytes + 1;
     if (this.decoded > LIMITS.dexDecodedBytes) {
       throw new LimitExceededError('dexDecodedBytes', `a DEX file decodes to over ${LIMITS.dexDecodedBytes} bytes of strings`);
     }
     return value;
-  }
-
-  /** Every string, in table order, one at a time. */
-  *strings(): Generator<string> {
-    for (let i = 0; i < this.header.stringIdsSize; i++) yield this.at(i);
   }
 
   /** Every type descriptor (`Lcom/example/Main;`, `[I`), in type_ids order. */
