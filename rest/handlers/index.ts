@@ -21,6 +21,7 @@ export const handlers = bindAll({
   createUploadUrl: builds.createUploadUrl,
   uploadBuildArtifact: builds.uploadBuildArtifact,
   getScan: scans.getScan,
+  getScanSbom: scans.getScanSbom,
   listThreats: threats.listThreats,
   exportThreats: threats.exportThreats,
   ingestEvents: events.ingestEvents,

@@ -2,7 +2,9 @@ import type { RestHandler } from '../handler';
 import { notFound } from '../../src/core/errors';
 import { execute } from '../support/execute';
 import type { components } from '../../src/generated/openapi';
-import { GetScanDocument, type GetScanQuery } from '../../src/generated/rest-operations';
+import { GetScanDocument, GetScanSbomDocument, type GetScanQuery } from '../../src/generated/rest-operations';
+import { API_VERSION } from '../../src/http/request-context';
+import { cycloneDx } from '../support/cyclonedx';
 
 type RestScan = components['schemas']['Scan'];
 type RestAndroidSigning = components['schemas']['AndroidSigning'];
@@ -26,7 +28,16 @@ export const getScan: RestHandler<'getScan'> = async (call, ctx) => {
     ...scan,
     target: { ...scan.target, version: scan.target.version ?? null },
     signing: restSigning(scan.signing),
+    inventory: scan.inventory ?? null,
     createdAt: new Date(scan.createdAt).toISOString(),
   };
   call.answer(200, body);
+};
+
+/** The inventory as CycloneDX; a scan without one (a preview, a package not analysed) has no SBOM to give. */
+export const getScanSbom: RestHandler<'getScanSbom'> = async (call, ctx) => {
+  const { scan } = await execute(ctx, GetScanSbomDocument, { id: call.params.id });
+  if (!scan) throw notFound('Scan');
+  if (!scan.inventory) throw notFound('SBOM');
+  call.res.status(200).type('application/vnd.cyclonedx+json').send(JSON.stringify(cycloneDx({ ...scan, inventory: scan.inventory }, API_VERSION)));
 };

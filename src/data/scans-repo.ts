@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
-import type { ScanSigning } from '../scan/model/types';
+import type { ScanInventory, ScanSigning } from '../scan/model/types';
 
 export type ScanEngine = 'preview' | 'static';
 
@@ -16,6 +16,8 @@ export interface ScanDoc {
   findings: Finding[];
   /** Static scans: who signed the package (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
   signing?: ScanSigning | null;
+  /** Static scans: what the package holds (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
+  inventory?: ScanInventory | null;
   createdAt: Date;
 }
 

@@ -912,6 +912,8 @@ export type Scan = Node & {
   app: App;
   /** The build scanned. */
   build?: Maybe<Build>;
+  /** Static scans: what the package holds. Null for preview scans and packages that could not be analysed. */
+  inventory?: Maybe<ScanInventory>;
   /** Static scans: who signed the package. Null for preview scans and packages that could not be analysed. */
   signing?: Maybe<ScanSigning>;
 };
@@ -929,6 +931,33 @@ export type ScanConnection = {
   nodes: Array<Scan>;
   pageInfo: PageInfo;
   totalCount?: Maybe<Scalars['Int']['output']>;
+};
+
+/** One native library of a package: Android lib/<abi>/*.so, or an iOS Mach-O file per architecture. */
+export type NativeLibrary = {
+  __typename?: 'NativeLibrary';
+  path: Scalars['String']['output'];
+  /** The Android ABI or the Mach-O architecture. */
+  abi: Scalars['String']['output'];
+  /** Lowercase hex SHA-256 of the file. */
+  sha256: Scalars['String']['output'];
+};
+
+/** A third-party SDK recognised by a name it leaves in the package. */
+export type RecognisedSdk = {
+  __typename?: 'RecognisedSdk';
+  name: Scalars['String']['output'];
+  /** What gave it away: a DEX package, a native library, a framework. */
+  evidence: Scalars['String']['output'];
+};
+
+/** What a package holds. */
+export type ScanInventory = {
+  __typename?: 'ScanInventory';
+  nativeLibraries: Array<NativeLibrary>;
+  /** Android: the permissions the manifest requests, sorted. iOS: empty. */
+  permissions: Array<Scalars['String']['output']>;
+  sdks: Array<RecognisedSdk>;
 };
 
 /** One signing certificate of an Android package; sha256 is what `apksigner verify --print-certs` prints. */
@@ -1321,6 +1350,9 @@ export type ResolversTypes = {
   Scan: ResolverTypeWrapper<ScanDoc>;
   ScanEdge: ResolverTypeWrapper<Omit<ScanEdge, 'node'> & { node: ResolversTypes['Scan'] }>;
   ScanConnection: ResolverTypeWrapper<ScanConnectionPage>;
+  NativeLibrary: ResolverTypeWrapper<NativeLibrary>;
+  RecognisedSdk: ResolverTypeWrapper<RecognisedSdk>;
+  ScanInventory: ResolverTypeWrapper<ScanInventory>;
   AndroidSigner: ResolverTypeWrapper<AndroidSigner>;
   AndroidSigning: ResolverTypeWrapper<AndroidSigning>;
   IosSigner: ResolverTypeWrapper<IosSigner>;
@@ -1406,6 +1438,9 @@ export type ResolversParentTypes = {
   Scan: ScanDoc;
   ScanEdge: Omit<ScanEdge, 'node'> & { node: ResolversParentTypes['Scan'] };
   ScanConnection: ScanConnectionPage;
+  NativeLibrary: NativeLibrary;
+  RecognisedSdk: RecognisedSdk;
+  ScanInventory: ScanInventory;
   AndroidSigner: AndroidSigner;
   AndroidSigning: AndroidSigning;
   IosSigner: IosSigner;
@@ -1766,6 +1801,7 @@ export type ScanResolvers<ContextType = RequestContext, ParentType extends Resol
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   app?: Resolver<ResolversTypes['App'], ParentType, ContextType>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
+  inventory?: Resolver<Maybe<ResolversTypes['ScanInventory']>, ParentType, ContextType>;
   signing?: Resolver<Maybe<ResolversTypes['ScanSigning']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1780,6 +1816,23 @@ export type ScanConnectionResolvers<ContextType = RequestContext, ParentType ext
   nodes?: Resolver<Array<ResolversTypes['Scan']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+};
+
+export type NativeLibraryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['NativeLibrary'] = ResolversParentTypes['NativeLibrary']> = {
+  path?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  abi?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sha256?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type RecognisedSdkResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RecognisedSdk'] = ResolversParentTypes['RecognisedSdk']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  evidence?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ScanInventoryResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanInventory'] = ResolversParentTypes['ScanInventory']> = {
+  nativeLibraries?: Resolver<Array<ResolversTypes['NativeLibrary']>, ParentType, ContextType>;
+  permissions?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  sdks?: Resolver<Array<ResolversTypes['RecognisedSdk']>, ParentType, ContextType>;
 };
 
 export type AndroidSignerResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AndroidSigner'] = ResolversParentTypes['AndroidSigner']> = {
@@ -1949,6 +2002,9 @@ export type Resolvers<ContextType = RequestContext> = {
   Scan?: ScanResolvers<ContextType>;
   ScanEdge?: ScanEdgeResolvers<ContextType>;
   ScanConnection?: ScanConnectionResolvers<ContextType>;
+  NativeLibrary?: NativeLibraryResolvers<ContextType>;
+  RecognisedSdk?: RecognisedSdkResolvers<ContextType>;
+  ScanInventory?: ScanInventoryResolvers<ContextType>;
   AndroidSigner?: AndroidSignerResolvers<ContextType>;
   AndroidSigning?: AndroidSigningResolvers<ContextType>;
   IosSigner?: IosSignerResolvers<ContextType>;

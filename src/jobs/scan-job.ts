@@ -12,7 +12,7 @@ import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
 import { operatorContext } from '../services/operator-context';
 import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
 import { LIMITS } from '../scan/static/package/limits';
-import type { ScanSigning } from '../scan/model/types';
+import type { ScanInventory, ScanSigning } from '../scan/model/types';
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
@@ -77,7 +77,7 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   // Continuity findings join the analyser's before the scan is scored (scanDoc), so a changed signer lowers the grade.
   const continuity = named ? await checkSigningContinuity(ctx, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
   const findings = withFindings(analysis.findings, continuity, LIMITS.findings);
-  await writeStaticScan(deps, staticScan(deps, job, target, findings, named ? analysis.signing : null));
+  await writeStaticScan(deps, staticScan(deps, job, target, findings, named ? analysis.signing : null, named ? analysis.inventory : null));
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
@@ -89,7 +89,7 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     version: build?.version ?? null,
   };
   const interrupted = (job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES;
-  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)], null));
+  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)], null, null));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
@@ -101,8 +101,8 @@ async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
 }
 
-function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[], signing: ScanSigning | null): ScanDoc {
-  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, signing, createdAt: deps.clock.now() });
+function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[], signing: ScanSigning | null, inventory: ScanInventory | null): ScanDoc {
+  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, signing, inventory, createdAt: deps.clock.now() });
 }
 
 /** A package whose analysis ended the service's process (not only its worker) more than once. */

@@ -19,7 +19,7 @@ import { findingsTable, signerLine, summaryMarkdown } from '../../client/src/rep
 const jws = (payload: unknown) => `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
 
 function scan(findings: Scan['findings'], grade = 'B', appId = 'app_abcdef'): Scan {
-  return { id: 'scn_x', appId, engine: 'static', grade: grade as Scan['grade'], score: 85, target: { platform: 'android', name: 'x', version: '1' }, findings, signing: null, createdAt: new Date(0).toISOString() };
+  return { id: 'scn_x', appId, engine: 'static', grade: grade as Scan['grade'], score: 85, target: { platform: 'android', name: 'x', version: '1' }, findings, signing: null, inventory: null, createdAt: new Date(0).toISOString() };
 }
 const finding = (id: string, severity: 'low' | 'medium' | 'high' | 'critical' = 'high') => ({ id, severity, title: `t ${id}`, detail: 'd', fix: `fix ${id}` });
 

@@ -260,6 +260,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scans/{id}/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a static scan's inventory as a CycloneDX SBOM
+         * @description The scan's `inventory` as a CycloneDX 1.6 JSON document, for Dependency-Track and other SBOM tools: the
+         *     package as `metadata.component` (an `application`, with the requested permissions as properties), each
+         *     native library as a `file` component with its SHA-256 and ABI, each recognised SDK as a `library` component
+         *     with the evidence that identified it. A preview scan, or a static scan of a package that could not be
+         *     analysed, has no inventory: 404. Same access rules as `GET /v1/scans/{id}`.
+         */
+        get: operations["getScanSbom"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/attest/verify": {
         parameters: {
             query?: never;
@@ -730,8 +754,32 @@ export interface components {
              *     preview scans and for packages that could not be analysed.
              */
             signing: components["schemas"]["AndroidSigning"] | components["schemas"]["IosSigning"] | null;
+            /**
+             * @description Static scans: what the package holds (native libraries, requested permissions, recognised third-party
+             *     SDKs). Null for preview scans and for packages that could not be analysed. As a CycloneDX document:
+             *     `GET /v1/scans/{id}/sbom`.
+             */
+            inventory: components["schemas"]["ScanInventory"] | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        ScanInventory: {
+            /** @description Android, every `lib/<abi>/*.so`; iOS, every Mach-O file of the bundle, one entry per architecture. */
+            nativeLibraries: {
+                /** @description The file's path in the package. */
+                path: string;
+                /** @description The Android ABI (`arm64-v8a`, `armeabi-v7a`, `x86`, `x86_64`, `riscv64`) or the Mach-O architecture (`arm64`, `arm64e`, `x86_64`). */
+                abi: string;
+                sha256: components["schemas"]["Sha256"];
+            }[];
+            /** @description Android, the permissions the manifest requests, sorted; iOS, empty. */
+            permissions: string[];
+            /** @description Third-party SDKs recognised by the names they leave in the package. */
+            sdks: {
+                name: string;
+                /** @description What gave it away, for example `DEX classes in package com.google.firebase` or `framework Sentry.framework`. */
+                evidence: string;
+            }[];
         };
         AndroidSigning: {
             /** @description Whether the signature verifies as `apksigner verify` verifies it. */
@@ -1967,10 +2015,53 @@ export interface operations {
                      *         }
                      *       ],
                      *       "signing": null,
+                     *       "inventory": null,
                      *       "createdAt": "2025-03-14T09:26:53Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Scan"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getScanSbom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scan's id. */
+                id: components["parameters"]["ScanIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CycloneDX document. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.cyclonedx+json": {
+                        /** @enum {string} */
+                        bomFormat: "CycloneDX";
+                        /** @enum {string} */
+                        specVersion: "1.6";
+                        serialNumber: string;
+                        version: number;
+                        metadata: Record<string, never>;
+                        components: Record<string, never>[];
+                    };
                 };
             };
             401: components["responses"]["Unauthorized"];

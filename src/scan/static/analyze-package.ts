@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Finding, Platform, ScanSigning } from '../model/types';
+import type { Finding, NativeLibrary, Platform, ScanInventory, ScanSigning } from '../model/types';
+import { recogniseSdks } from './sdk-catalog';
 import { AAB_MANIFEST, APK_MANIFEST, analyzeAndroid, isAndroidEntry } from './android/analyze-android';
 import { LimitExceededError, UnreadablePackageError } from './package/errors';
 import { incompleteFinding } from './package/incomplete';
@@ -10,10 +11,15 @@ import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } fro
 import { PackageZip } from './package/zip-reader';
 
 /**
- * What a static analysis says of a package: its findings, the name and version it gives itself, and who signed it
- * (null when the package could not be analysed far enough to know).
+ * What a static analysis says of a package: its findings, the name and version it gives itself, who signed it and
+ * what it holds (both null when the package could not be analysed far enough to know).
  */
-export type StaticAnalysis = { findings: Finding[]; target: { name: string; version: string | null }; signing: ScanSigning | null };
+export type StaticAnalysis = {
+  findings: Finding[];
+  target: { name: string; version: string | null };
+  signing: ScanSigning | null;
+  inventory: ScanInventory | null;
+};
 
 export type AnalyzeOptions = {
   /** Clock for certificate and profile expiry; injected so tests need no real time. */
@@ -28,34 +34,41 @@ export type AnalyzeOptions = {
  */
 export async function analyzePackage(filePath: string, platform: Platform, options: AnalyzeOptions = {}): Promise<StaticAnalysis> {
   const result = await analyzeUnbounded(filePath, platform, options);
-  return { findings: boundFindings(result.findings), target: boundTarget(result.target), signing: result.signing };
+  return { findings: boundFindings(result.findings), target: boundTarget(result.target), signing: result.signing, inventory: result.inventory };
 }
 
 async function analyzeUnbounded(filePath: string, platform: Platform, options: AnalyzeOptions): Promise<StaticAnalysis> {
   const now = options.now ?? new Date();
-  const fallbackTarget = { name: path.basename(filePath), version: null };
+  const failed = (finding: Finding): StaticAnalysis => ({ findings: [finding], target: { name: path.basename(filePath), version: null }, signing: null, inventory: null });
   let zip: PackageZip | null = null;
   try {
     zip = await PackageZip.open(filePath, (name) => isAndroidEntry(name) || isIosEntry(name));
     if (platform === 'android' && !zip.has(APK_MANIFEST) && !zip.has(AAB_MANIFEST) && hasIosInfoPlist(zip)) {
-      return { findings: [wrongPlatformFinding('android')], target: fallbackTarget, signing: null };
+      return failed(wrongPlatformFinding('android'));
     }
     if (platform === 'ios' && !hasIosInfoPlist(zip) && (zip.has(APK_MANIFEST) || zip.has(AAB_MANIFEST))) {
-      return { findings: [wrongPlatformFinding('ios')], target: fallbackTarget, signing: null };
+      return failed(wrongPlatformFinding('ios'));
     }
-    return platform === 'android' ? await analyzeAndroid(zip, filePath, now) : await analyzeIos(zip, filePath, now);
+    if (platform === 'android') return await analyzeAndroid(zip, filePath, now);
+    const ios = await analyzeIos(zip, filePath, now);
+    return { ...ios, inventory: iosInventory((ios as { inventory?: Parameters<typeof iosInventory>[0] }).inventory) };
   } catch (err) {
-    if (err instanceof UnreadablePackageError) return { findings: [unreadableFinding(platform, err)], target: fallbackTarget, signing: null };
-    if (err instanceof LimitExceededError) return { findings: [incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message })], target: fallbackTarget, signing: null };
+    if (err instanceof UnreadablePackageError) return failed(unreadableFinding(platform, err));
+    if (err instanceof LimitExceededError) return failed(incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message }));
     // The stack of a crafted document that slipped past the depth caps is still a verdict, not a crash.
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
-      return { findings: [incompleteFinding({ kind: 'limit', limit: 'xmlDepth', message: 'the package nests deeper than the analyser\'s stack' })], target: fallbackTarget, signing: null };
+      return failed(incompleteFinding({ kind: 'limit', limit: 'xmlDepth', message: 'the package nests deeper than the analyser\'s stack' }));
     }
     // Anything else (a parser bug, an I/O error) must still end the scan with a finding, not a stuck job.
-    return { findings: [unexpectedFailureFinding(platform, err instanceof Error ? err.message : String(err))], target: fallbackTarget, signing: null };
+    return failed(unexpectedFailureFinding(platform, err instanceof Error ? err.message : String(err)));
   } finally {
     zip?.close();
   }
+}
+
+/** An iOS bundle's inventory: its Mach-O files, and the SDKs its frameworks name (iOS has no permission list). */
+function iosInventory(found: { nativeLibraries: NativeLibrary[]; frameworks: string[] } | undefined): ScanInventory {
+  return { nativeLibraries: found?.nativeLibraries ?? [], permissions: [], sdks: recogniseSdks({ frameworks: found?.frameworks ?? [] }) };
 }
 
 /**

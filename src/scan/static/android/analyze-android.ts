@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { AndroidSigning, Finding } from '../../model/types';
+import type { AndroidSigning, Finding, ScanInventory } from '../../model/types';
+import { recogniseSdks } from '../sdk-catalog';
 import { UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';
@@ -27,7 +28,7 @@ export function isAndroidEntry(name: string): boolean {
     (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name);
 }
 
-export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null };
+export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null; inventory: ScanInventory };
 
 /** Analyses an opened APK or AAB; throws UnreadablePackageError when its manifest cannot be read. */
 export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date): Promise<AndroidResult> {
@@ -47,7 +48,8 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   ];
   const signature = await androidSignature(zip, filePath, model, bundle, now);
   findings.push(...signature.findings);
-  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName }, signing: signature.signing };
+  const inventory: ScanInventory = { nativeLibraries: [], permissions: model.requestedPermissions, sdks: recogniseSdks({}) };
+  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName }, signing: signature.signing, inventory };
 }
 
 async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {
