@@ -1,7 +1,9 @@
 // What binutils' readelf says about an ELF file (`readelf -lhdW --dyn-syms`), parsed into the facts the native
 // library rules use, so the tests compare the reader with readelf rather than with expectations written by hand.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { readElf, type ElfFacts } from '../../src/scan/static/native/elf';
 
 const run = promisify(execFile);
 
@@ -83,4 +85,10 @@ export async function zipalignVerdicts(apk: string, args: string[]): Promise<Map
     if (m && !line.includes('compressed')) verdicts.set(m[2], { offset: Number(m[1]), ok: m[3] === 'OK' });
   }
   return verdicts;
+}
+
+/** Our reader's facts of a file on disk. */
+export async function factsOf(file: string): Promise<ElfFacts> {
+  const bytes = await readFile(file);
+  return readElf({ size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) });
 }

@@ -1,15 +1,9 @@
 // The ELF reader against binutils' readelf, on libraries built by real compilers for every Android ABI (and a
 // big-endian one), and on the host's own shared libraries (other linkers' layouts, versioned symbols, DT_HASH).
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { readElf, type ElfFacts } from '../../../src/scan/static/native/elf';
+import type { ElfFacts } from '../../../src/scan/static/native/elf';
 import { nativeCorpus, type NativeCorpus } from '../../fixtures/native-corpus';
-import { SEGMENT_TYPES, readelfFacts, type ReadelfFacts } from '../../support/readelf-facts';
-
-export async function factsOf(file: string): Promise<ElfFacts> {
-  const bytes = await readFile(file);
-  return readElf({ size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) });
-}
+import { SEGMENT_TYPES, factsOf, readelfFacts, type ReadelfFacts } from '../../support/readelf-facts';
 
 /** Our facts in readelf's terms: segment types by name where readelf prints one, imports sorted. */
 function asReadelf(f: ElfFacts, names: Record<number, string>): ReadelfFacts {
