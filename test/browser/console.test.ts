@@ -276,7 +276,8 @@ describe('views', () => {
     }
     const risky = builds.find((b) => b.id === data.builds.risky)!;
     const staticScan = risky.scans.find((x) => x.engine === 'static')!;
-    const { scan } = await gql<{ scan: { score: number; findings: Array<{ id: string; severity: string }> } }>(admin, 'query($id: ID!) { scan(id: $id) { score findings { id severity } } }', { id: staticScan.id });
+    type Inventory = { permissions: string[]; nativeLibraries: unknown[]; sdks: unknown[] };
+    const { scan } = await gql<{ scan: { score: number; findings: Array<{ id: string; severity: string }>; inventory: Inventory } }>(admin, 'query($id: ID!) { scan(id: $id) { score findings { id severity } inventory { permissions nativeLibraries { path } sdks { name } } } }', { id: staticScan.id });
     expect(scan.findings.length).toBeGreaterThan(0);
     await s.page.click(`tr[data-build="${data.builds.risky}"]`);
     await s.page.waitForSelector(`[data-scan="${staticScan.id}"]`);
@@ -285,6 +286,11 @@ describe('views', () => {
     const shown = await s.page.$$eval('[data-finding]', (els) => els.map((e) => e.getAttribute('data-finding')));
     expect([...shown].sort()).toEqual(scan.findings.map((f) => f.id).sort());
     expect(shown).toEqual(expect.arrayContaining(['android.debuggable']));
+    // The inventory as the API gives it: the requested permissions by name, and as many libraries and SDKs.
+    expect(scan.inventory.permissions).toEqual(['android.permission.CAMERA', 'android.permission.READ_SMS']);
+    expect(await s.page.textContent('[data-inventory] [data-field=permissions]')).toBe(scan.inventory.permissions.map((p) => p.replace('android.permission.', '')).join(', '));
+    expect(await s.page.getAttribute('[data-inventory] [data-field=native-libraries]', 'data-count')).toBe(String(scan.inventory.nativeLibraries.length));
+    expect(await s.page.getAttribute('[data-inventory] [data-field=sdks]', 'data-count')).toBe(String(scan.inventory.sdks.length));
     await screenshot(s.page, 'console-builds');
 
     // "Load more" reads the next page after the last cursor and appends it: every build once, in the API's order.

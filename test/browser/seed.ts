@@ -49,7 +49,10 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
 
   // Two real APKs: a debuggable debug-signed one (a poor grade and findings) and a release-signed one.
   const riskyApk = await buildApk({
-    manifest: androidManifest({ versionName: '2.4.1', minSdk: 21, targetSdk: 34, application: { 'android:debuggable': 'true', 'android:allowBackup': 'true' }, body: '<activity android:name=".Main" android:exported="true"/>' }),
+    manifest: androidManifest({
+      versionName: '2.4.1', minSdk: 21, targetSdk: 34, application: { 'android:debuggable': 'true', 'android:allowBackup': 'true' }, body: '<activity android:name=".Main" android:exported="true"/>',
+      manifestExtra: '<uses-permission android:name="android.permission.CAMERA"/><uses-permission android:name="android.permission.READ_SMS"/>',
+    }),
     sign: 'debug',
   });
   const cleanApk = await buildApk({ manifest: androidManifest({ versionName: '2.5.0', minSdk: 26, targetSdk: 34, application: { 'android:allowBackup': 'false' } }), sign: 'release' });

@@ -6,6 +6,7 @@ import { Async, Empty, ErrorBox, Grade, Panel, Tag } from '../ui';
 import { usePages, type Pages } from '../use-pages';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
+import { ScanInventory } from './scan-inventory';
 import { ScanSigner } from './scan-signer';
 
 type ScanSummary = Build['scans'][number];
@@ -307,6 +308,7 @@ function BuildDetail({ build, close }: { build: Build; close: () => void }) {
                   </div>
                 </div>
                 <ScanSigner signing={detail.signing} />
+                <ScanInventory inventory={detail.inventory} />
                 {detail.findings.length === 0 ? (
                   <Empty title="No findings.">The scan found nothing to report in this package.</Empty>
                 ) : (
