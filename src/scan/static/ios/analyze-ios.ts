@@ -1,12 +1,16 @@
 import path from 'node:path';
-import type { Finding, IosSigning } from '../../model/types';
+import type { Finding, IosSigning, NativeLibrary } from '../../model/types';
 import { UnreadablePackageError } from '../package/errors';
 import type { PackageZip } from '../package/zip-reader';
 import { atsFindings } from './ats-rules';
+import { frameworkNames, nativeLibraries, readBundleBinaries } from './bundle-binaries';
 import { bundleFindings } from './bundle-rules';
+import { HARDENING_SYMBOLS, hardeningFindings } from './hardening-rules';
 import { provisionFindings, readProvisioningProfile } from './provision-rules';
 import { parsePlistDict, stringAt } from './read-plist';
 import { checkIosSeal } from './seal';
+import { privacyManifestFindings, sdkFindings } from './store-rules';
+import { PURPOSE_SYMBOLS, usageDescriptionFindings } from './usage-descriptions';
 
 const INFO_PLIST = /^Payload\/[^/]+\.app\/Info\.plist$/;
 const PROFILE = /^Payload\/[^/]+\.app\/embedded\.mobileprovision$/;
@@ -22,8 +26,16 @@ export function hasIosInfoPlist(zip: PackageZip): boolean {
   return zip.names().some((n) => INFO_PLIST.test(n));
 }
 
+/** Imported names the Mach-O rules look at: read once per file for all of them. */
+const WATCHED = new Set([...HARDENING_SYMBOLS, ...PURPOSE_SYMBOLS]);
+
+/** What an IPA holds: each Mach-O file and architecture (with the file's SHA-256), and its embedded frameworks' names. */
+export type IosInventory = { nativeLibraries: NativeLibrary[]; frameworks: string[] };
+
+export type IosAnalysis = { findings: Finding[]; target: { name: string; version: string | null }; signing: IosSigning | null; inventory: IosInventory };
+
 /** Analyses an opened IPA; throws UnreadablePackageError when its Info.plist cannot be read. */
-export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<{ findings: Finding[]; target: { name: string; version: string | null }; signing: IosSigning | null }> {
+export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<IosAnalysis> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
   const infoBytes = await zip.read(infoName, 'plist');
@@ -51,8 +63,17 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
       });
     }
   }
+  const binaries = await readBundleBinaries(zip, appDir, executable, WATCHED);
+  const frameworks = frameworkNames(zip, appDir);
+  findings.push(
+    ...hardeningFindings(binaries),
+    ...usageDescriptionFindings(binaries, info, infoName),
+    ...privacyManifestFindings(zip, appDir, frameworks),
+    ...sdkFindings(info, now),
+  );
   return {
     findings,
+    inventory: { nativeLibraries: nativeLibraries(binaries), frameworks },
     target: {
       name: stringAt(info, 'CFBundleIdentifier') ?? stringAt(info, 'CFBundleName') ?? appName,
       version: stringAt(info, 'CFBundleShortVersionString') ?? stringAt(info, 'CFBundleVersion') ?? null,
