@@ -3,19 +3,17 @@ import { notFound } from '../../src/core/errors';
 import { execute } from '../support/execute';
 import type { components } from '../../src/generated/openapi';
 import { CreateBuildDocument, CreateUploadUrlDocument, GetBuildDocument, type BuildFieldsFragment } from '../../src/generated/rest-operations';
-import { receiveUpload, scansOfBuild, toBuildView, type BuildView } from '../../src/services/builds-service';
+import { uploadBuildArtifact as receiveArtifact } from '../../src/services/builds-service';
+import { createContext } from '../../src/services/context';
 import { addressKey } from '../../src/rate-limit/client-address';
 
 type RestBuild = components['schemas']['Build'];
 
-/** What the REST Build is made from: the BuildFields of a GraphQL answer, or the upload's own service view. */
-type BuildSource = BuildFieldsFragment | (BuildView & { scans: BuildFieldsFragment['scans'] });
+/** A DateTime as GraphQL serializes it -> ISO 8601 as the contract writes it. */
+const iso = (value: string) => new Date(value).toISOString();
 
-/** A DateTime from GraphQL (ISO text) or from a service view (Date) -> ISO 8601. */
-const iso = (value: Date | string) => new Date(value).toISOString();
-
-/** GraphQL's nullable upload fields -> the contract's optional ones (present only while pending). */
-function toRest(build: BuildSource): RestBuild {
+/** The one REST Build. GraphQL's nullable upload fields -> the contract's optional ones (present only while pending). */
+function toRest(build: BuildFieldsFragment): RestBuild {
   const { artifact, engine, ...rest } = build;
   // The schema types engine as a String; the contract knows one value, and a build of any other is a server bug.
   if (engine !== 'preview') throw new Error(`build ${build.id} has engine ${engine}, which the REST contract does not know`);
@@ -49,19 +47,25 @@ export const createUploadUrl: RestHandler<'createUploadUrl'> = async (call, ctx)
 };
 
 /**
- * The one operation whose input cannot travel through GraphQL: the body is a byte stream. The service streams it
- * into the store; the answer is the same Build view the GraphQL core serves. Any answer given before the body was
- * read to its end closes the connection, so the rest of a large body is not read just to be thrown away.
+ * The one operation whose input cannot travel through GraphQL: the body is a byte stream. The builds service has it
+ * received into the store (src/uploads/receive-upload.ts); the answer is the build read through GetBuild, like every
+ * other Build answer. Any answer given before the body was read to its end closes the connection, so the rest of a
+ * large body is not read just to be thrown away.
  */
 export const uploadBuildArtifact: RestHandler<'uploadBuildArtifact'> = async (call, ctx) => {
   const { req } = call;
+  let uploaded;
   try {
-    const uploaded = await receiveUpload(ctx, call.params.token, req, addressKey(req.ip ?? 'unknown'));
-    const view = await toBuildView(ctx, uploaded);
-    const scans = await scansOfBuild(ctx, view);
-    call.answer(200, toRest({ ...view, scans }));
+    uploaded = await receiveArtifact(ctx, call.params.token, req, addressKey(req.ip ?? 'unknown'));
   } catch (error) {
     if (!req.complete) call.res.setHeader('Connection', 'close');
     throw error;
   }
+  // The request carries no credential: the verified upload token proved the right to this one build. It is read as
+  // the service reads its own builds (the operator), by the id the token named; no upload URL is shown for an
+  // uploaded artifact whoever reads it.
+  const reader = createContext(ctx.deps, { kind: 'operator', user: null }, ctx.requestId, ctx.logger);
+  const { build } = await execute(reader, GetBuildDocument, { id: uploaded._id });
+  if (!build) throw notFound('Build');
+  call.answer(200, toRest(build));
 };

@@ -12,19 +12,6 @@ export interface ArtifactView {
   uploadUrlExpiresAt: Date | null;
 }
 
-export interface BuildView {
-  id: string;
-  appId: string;
-  platform: 'android' | 'ios';
-  version: string;
-  commit: string | null;
-  status: 'succeeded';
-  engine: 'preview';
-  createdAt: Date;
-  artifact: ArtifactView | null;
-  provenance: BuildProvenance | null;
-}
-
 /**
  * The upload URL of a pending artifact, signed afresh for each read with the stored expiry (the URL is a bearer
  * credential, so it is never stored). Only a credential of the build's own app that may write builds sees it, as
@@ -54,20 +41,4 @@ export async function toArtifactView(ctx: RequestContext, doc: BuildDoc): Promis
       uploadUrlExpiresAt: a.status === 'pending' ? a.uploadUrlExpiresAt : null,
     }
   );
-}
-
-/** Document -> the Build the API shows (storage key and upload bookkeeping stay inside). */
-export async function toBuildView(ctx: RequestContext, doc: BuildDoc): Promise<BuildView> {
-  return {
-    id: doc._id,
-    appId: doc.appId,
-    platform: doc.platform,
-    version: doc.version,
-    commit: doc.commit,
-    status: doc.status,
-    engine: doc.engine,
-    createdAt: doc.createdAt,
-    artifact: await toArtifactView(ctx, doc),
-    provenance: doc.provenance ?? null,
-  };
 }
