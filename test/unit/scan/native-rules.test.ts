@@ -24,7 +24,7 @@ function expectedIds(r: ReadelfFacts, abi: string): string[] {
 
 /** The rule a variant's missing flag should fire (none for the hardened build and the data-only library). */
 const VARIANT_RULE: Record<string, string | null> = {
-  hardened: null, 'data-only': null, execstack: 'android.native-executable-stack', textrel: 'android.native-text-relocations',
+  hardened: null, 'data-only': null, large: null, execstack: 'android.native-executable-stack', textrel: 'android.native-text-relocations',
   'no-stack-protector': 'android.native-no-stack-protector', 'no-relro': 'android.native-no-relro', 'partial-relro': 'android.native-partial-relro',
   'no-fortify': 'android.native-no-fortify', rpath: 'android.native-rpath', runpath: 'android.native-rpath', 'page-4k': 'android.native-16kb-alignment',
 };
