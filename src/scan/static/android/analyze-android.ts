@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { AndroidSigning, Finding, ScanInventory } from '../../model/types';
 import { recogniseSdks } from '../sdk-catalog';
+import { analyzeNativeLibraries, nativeLibraryAbi } from '../native/native-libraries';
+import { isAndroidSecretEntry, scanAndroidContents } from '../secrets/android';
 import { UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';
@@ -25,7 +27,8 @@ const CONVENTIONAL_NSC = 'xml/network_security_config.xml';
 /** Entries the Android analysis may read; everything else in the package is never touched. */
 export function isAndroidEntry(name: string): boolean {
   return name === APK_MANIFEST || name === AAB_MANIFEST || name === APK_RESOURCES || name === AAB_RESOURCES ||
-    (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name);
+    (/^(base\/)?res\/.+\.xml$/.test(name)) || isSignatureEntry(name) ||
+    nativeLibraryAbi(name) !== null || nativeLibraryAbi(name, 'base/') !== null || isAndroidSecretEntry(name);
 }
 
 export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null; inventory: ScanInventory };
@@ -48,7 +51,12 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   ];
   const signature = await androidSignature(zip, filePath, model, bundle, now);
   findings.push(...signature.findings);
-  const inventory: ScanInventory = { nativeLibraries: [], permissions: model.requestedPermissions, sdks: recogniseSdks({}) };
+  // What the package holds: its native code, and the strings of its code, resources and assets.
+  const native = await analyzeNativeLibraries(zip, filePath, { targetSdk: model.targetSdk, now, prefix: bundle ? 'base/' : '' });
+  const contents = await scanAndroidContents(zip, { bundle });
+  findings.push(...native.findings, ...contents.findings);
+  const sdks = recogniseSdks({ javaPackages: contents.dexTypePackages, nativeLibraries: native.libraries.map((l) => l.path) });
+  const inventory: ScanInventory = { nativeLibraries: native.libraries, permissions: model.requestedPermissions, sdks };
   return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName }, signing: signature.signing, inventory };
 }
 
