@@ -1,38 +1,11 @@
 import type { RestHandler } from '../handler';
 import type { Writable } from 'node:stream';
-import type { ThreatDoc } from '../../src/data/threats-repo';
 import { exportThreats as exportThreatsOf } from '../../src/services/threats-service';
 import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
-import type { components } from '../../src/generated/openapi';
-import { ThreatsDocument, type ThreatsQuery } from '../../src/generated/rest-operations';
-
-type RestThreat = components['schemas']['Threat'];
-
-type ListedThreat = NonNullable<ThreatsQuery['app']>['threats']['nodes'][number];
-/** What the REST Threat is made from: a node of the GraphQL connection, or a stored threat the export streams. */
-type ThreatSource = ListedThreat | (ThreatDoc & { id: string });
-
-const iso = (value: Date | string) => new Date(value).toISOString();
-
-/** The one REST Threat: its fields named one by one, so nothing else of a stored threat (the device hash) goes out. */
-function toRest(t: ThreatSource): RestThreat {
-  return {
-    id: t.id,
-    detection: t.detection,
-    verdict: t.verdict,
-    confidence: t.confidence,
-    action: t.action,
-    signals: t.signals,
-    platform: t.platform ?? null,
-    appVersion: t.appVersion ?? null,
-    buildId: t.buildId ?? null,
-    occurredAt: iso(t.occurredAt),
-    lastOccurredAt: iso(t.lastOccurredAt),
-    count: t.count,
-  };
-}
+import { ThreatsDocument } from '../../src/generated/rest-operations';
+import { toRestThreat } from '../../src/threats/rest-threat';
 
 export const listThreats: RestHandler<'listThreats'> = async (call, ctx) => {
   const { query } = call;
@@ -42,7 +15,7 @@ export const listThreats: RestHandler<'listThreats'> = async (call, ctx) => {
     ...connectionArgs(query),
   });
   if (!app) throw notFound('App');
-  call.answer(200, toRestPage(app.threats, toRest));
+  call.answer(200, toRestPage(app.threats, toRestThreat));
 };
 
 /**
@@ -87,7 +60,7 @@ export const exportThreats: RestHandler<'exportThreats'> = async (call, ctx) => 
         res.status(200).setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
         started = true;
       }
-      const line = JSON.stringify(toRest({ ...t, id: t._id })) + '\n';
+      const line = JSON.stringify(toRestThreat({ ...t, id: t._id })) + '\n';
       if (!res.write(line) && (await drained(res, EXPORT_STALL_MS)) === 'stalled') {
         ctx.logger.info({ stalledMs: EXPORT_STALL_MS }, 'threat export cut short: its reader stopped reading');
         res.destroy();

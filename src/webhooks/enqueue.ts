@@ -9,6 +9,7 @@ import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
 import { GRADE_BANDS } from '../scan/score';
 import { newId } from '../core/ids';
 import { metrics } from '../metrics/registry';
+import { toRestThreat } from '../threats/rest-threat';
 
 /** Deliveries are attempted for this long after the event, then given up. */
 export const DELIVERY_WINDOW_MS = 24 * 3600_000;
@@ -90,25 +91,12 @@ async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (
 }
 
 /**
- * The Threat as REST shows it, plus appId. `count` is the occurrences the window opened with: events with an eventId
- * are counted by merge records rather than by the window document, so the document's own count can be lower.
+ * The Threat as REST shows it (the one REST Threat), plus appId. `count` is the occurrences the window opened with:
+ * events with an eventId are counted by merge records rather than by the window document, so the document's own
+ * count can be lower.
  */
 function threatData(t: ThreatDoc, occurrences: number) {
-  return {
-    appId: t.appId,
-    id: t._id,
-    detection: t.detection,
-    verdict: t.verdict,
-    confidence: t.confidence,
-    action: t.action,
-    signals: t.signals,
-    platform: t.platform ?? null,
-    appVersion: t.appVersion ?? null,
-    buildId: t.buildId ?? null,
-    occurredAt: t.occurredAt.toISOString(),
-    lastOccurredAt: t.lastOccurredAt.toISOString(),
-    count: occurrences,
-  };
+  return { appId: t.appId, ...toRestThreat({ ...t, id: t._id }), count: occurrences };
 }
 
 /**

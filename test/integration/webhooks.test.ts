@@ -163,6 +163,10 @@ it('delivers a new compromised threat, signed as Standard Webhooks specifies, an
   expect(body).toMatchObject({ type: 'threat.opened', data: { appId: a.appId, detection: 'hooking', verdict: 'compromised', occurredAt: t0.toISOString(), count: 1 } });
   expect(body.data.id).toMatch(/^thr_/);
   expect(new Date(body.timestamp).getTime()).toBe(t0.getTime());
+  // The data is the Threat as REST lists it, field for field, plus appId (one REST Threat for both).
+  const reader = (await h.newKey(a.appId, ['threats:read'])).key;
+  const threats = await readJson(await h.api(`/v1/apps/${a.appId}/threats?detection=hooking`, { headers: bearer(reader) }));
+  expect(body.data).toEqual({ appId: a.appId, ...threats.data[0] });
 
   // A repeat of the same event merges into the open threat: no second alert.
   await ingest(h.baseUrl, a.device, [event(after(t0, 1000))]);
