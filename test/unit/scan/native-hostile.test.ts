@@ -74,10 +74,12 @@ test('a dynstr without NUL gives no names, and a GNU hash chain without its end 
   const noNul = await read(edit((b) => b.fill(0x41, dynstr.offset, dynstr.offset + dynstr.size)));
   expect(noNul).not.toBeInstanceOf(Error);
   expect((noNul as ElfFacts).symbols?.imports).toEqual([]);
+  const buckets = gnuHash.offset + 16 + lib.readUInt32LE(gnuHash.offset + 8) * 8;
+  const chains = buckets + lib.readUInt32LE(gnuHash.offset) * 4;
   // Chain words all even (0xfefefefe): the chain never ends inside its segment.
-  expect(await read(edit((b) => b.fill(0xfe, chains + lib.readUInt32LE(gnuHash.offset) * 4, gnuHash.offset + gnuHash.size)))).toBeInstanceOf(MalformedElfError);
+  expect(await read(edit((b) => b.fill(0xfe, chains, gnuHash.offset + gnuHash.size)))).toBeInstanceOf(MalformedElfError);
   // Buckets too: the highest names symbol 4,278,124,286, past the symbol cap.
-  const far = await read(edit((b) => b.fill(0xfe, chains, gnuHash.offset + gnuHash.size)));
+  const far = await read(edit((b) => b.fill(0xfe, buckets, gnuHash.offset + gnuHash.size)));
   expect((far as LimitExceededError).limit).toBe('elfDynamicSymbols');
 });
 
