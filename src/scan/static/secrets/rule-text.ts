@@ -43,6 +43,6 @@ export const RULE_TEXT: Record<SecretRuleId, { title: string; what: string; fix:
   'package.secret-github': {
     title: 'GitHub token shipped in the package',
     what: 'A GitHub token',
-    fix: 'Revoke the token now (github.com/settings/tokens, or the GitHub App or OAuth app that issued it) and review the audit log of what it could reach. Call GitHub from your backend with a token that never leaves it.',
+    fix: 'Revoke the token now (GitHub Settings > Developer settings > Personal access tokens, or the GitHub App or OAuth app that issued it) and review the audit log of what it could reach. Call GitHub from your backend with a token that never leaves it.',
   },
 };
