@@ -2,7 +2,9 @@ import { LimitExceededError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 
 /** A Mach-O file that cannot be read as one: the caller reports it as a finding, never as a crash. */
-export class MachoError extends Error {}
+export class MachoError extends Error {
+  override name = 'MachoError';
+}
 
 /**
  * Random access to a file that may only be streamed (a zip entry): `ranges` copies the requested byte ranges in one
