@@ -17,20 +17,26 @@ import { dashboardResolvers } from './dashboards';
 import { nodeResolvers } from './nodes';
 import { signerResolvers } from './signers';
 
-/** Every domain's resolvers, merged per root type. Resolvers read arguments and context, call a service, return. */
-const domains: Resolvers[] = [appResolvers, keyResolvers, whoamiResolvers, auditEventResolvers, buildResolvers, oidcRuleResolvers, oidcExchangeResolvers, scanResolvers, threatResolvers, eventResolvers, attestResolvers, webhookResolvers, staffResolvers, dashboardResolvers, nodeResolvers, signerResolvers];
-
-function merge(parts: Resolvers[]): Record<string, Record<string, unknown>> {
-  const merged: Record<string, Record<string, unknown>> = {
-    Query: { ping: () => true },
-    Mutation: {},
-  };
-  for (const part of parts) {
-    for (const [type, fields] of Object.entries(part)) {
-      merged[type] = { ...(merged[type] ?? {}), ...(fields as Record<string, unknown>) };
-    }
-  }
-  return merged;
-}
-
-export const resolvers = { DateTime, ...merge(domains) };
+/**
+ * Every domain's resolvers, as the typed parts makeExecutableSchema merges per type (src/graphql/schema.ts).
+ * Resolvers read arguments and context, call a service, return.
+ */
+export const resolvers: Resolvers[] = [
+  { DateTime, Query: { ping: () => true } },
+  appResolvers,
+  keyResolvers,
+  whoamiResolvers,
+  auditEventResolvers,
+  buildResolvers,
+  oidcRuleResolvers,
+  oidcExchangeResolvers,
+  scanResolvers,
+  threatResolvers,
+  eventResolvers,
+  attestResolvers,
+  webhookResolvers,
+  staffResolvers,
+  dashboardResolvers,
+  nodeResolvers,
+  signerResolvers,
+];

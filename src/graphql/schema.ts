@@ -5,5 +5,5 @@ import { resolvers } from '../../resolvers';
 
 /** One executable schema per process: /graphql serves it and the REST facade executes documents against it. */
 export function buildSchema(): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: resolvers as never });
+  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers });
 }
