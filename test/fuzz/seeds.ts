@@ -7,12 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildAab, buildApk, buildIpa, cleanupFixtures, xmlPlist } from '../fixtures/build-packages';
+import { machoSeeds } from './macho-target';
 import { elfSeeds } from './elf-target';
 
 const run = promisify(execFile);
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
-const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v2');
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v3');
 
 export type Seeds = Record<string, Buffer[]>;
 
@@ -99,6 +100,7 @@ async function buildCache(): Promise<void> {
     'xml-plist': [await entry(ipaXml, 'Payload/Example.app/Info.plist'), Buffer.from(xmlPlist({ Entitlements: { 'get-task-allow': true }, ProvisionedDevices: ['a', 'b'] }))],
     'binary-plist': [await entry(ipaBinary, 'Payload/Example.app/Info.plist')],
     mobileprovision: [profile],
+    macho: await machoSeeds(),
     elf: await elfSeeds(),
   };
   await cleanupFixtures();

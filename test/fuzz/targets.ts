@@ -13,6 +13,7 @@ import { DerError } from '../../src/scan/static/signing/der';
 import { certificateSignatureOid, pkcs7Certificates } from '../../src/scan/static/signing/pkcs7';
 import { verifyApk } from '../../src/scan/static/signing/apk-verifier';
 import type { XmlElement } from '../../src/scan/static/package/xml-node';
+import { MACHO_TARGET } from './macho-target';
 import { ELF_TARGET } from './elf-target';
 
 export type Target = {
@@ -58,6 +59,7 @@ export const TARGETS: Record<string, Target> = {
   'xml-plist': { run: (input) => parseXmlPlist(input.toString('utf8')) },
   'binary-plist': { run: (input) => parsePlistDict(input, 'Info.plist') },
   mobileprovision: { run: (input) => provisionFindings(readProvisioningProfile(input, 'embedded.mobileprovision'), NOW) },
+  macho: MACHO_TARGET,
   elf: ELF_TARGET,
 };
 
@@ -68,7 +70,7 @@ export const TARGETS: Record<string, Target> = {
 export function isExpectedError(err: unknown): boolean {
   if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError) return true;
   // By name: the limit error's module is the analyser's, and this file must not pin its location.
-  return err instanceof Error && (err.name === 'LimitExceededError' || err.name === 'MalformedApkError' || err.name === 'MalformedElfError');
+  return err instanceof Error && (err.name === 'LimitExceededError' || err.name === 'MalformedApkError' || err.name === 'MachoError' || err.name === 'MalformedElfError');
 }
 
 function walk(root: XmlElement): number {
