@@ -1,9 +1,11 @@
 // Protects: ios.privacy-manifest-missing (no PrivacyInfo.xcprivacy, naming embedded frameworks without theirs),
 // ios.usage-description-missing (a linked protected API without its purpose string, ITMS-90683; AVFoundation used
 // for playback alone needs no camera key) and ios.sdk-outdated (DTPlatformVersion below the App Store's minimum SDK
-// in force on the scan's date, the clock pinned on both sides of 2025-04-24 and 2026-04-28).
+// in force on the scan's date, the clock pinned on both sides of 2025-04-24 and 2026-04-28); the iOS analysis
+// reports the secret scan's findings for the bundle's files.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { APP_STORE_MIN_SDK } from '../../../src/scan/static/store-requirements';
+import { APP_STORE_MIN_SDK } from '../../../src/scan/static/catalog/store-requirements';
 import { buildIpa, cleanupFixtures, xmlPlist } from '../../fixtures/build-packages';
 import { machoCorpus, type MachoCorpus } from '../../fixtures/macho-corpus';
 import { otoolFacts } from '../../support/otool-facts';
@@ -101,5 +103,16 @@ describe('ios.sdk-outdated against the dated App Store minimum', () => {
 
   it('says nothing when Info.plist names no SDK', async () => {
     expect(ids(await scan(await ipa('hardened'), 'ios', day('2026-04-28', 0)))).not.toContain('ios.sdk-outdated');
+  });
+});
+
+describe('secrets in the bundle', () => {
+  it('a token planted in a JSON file of the app is reported, quoting at most its first 4 characters', async () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+    const token = `ghp_${[...randomBytes(36)].map((b) => alphabet[b % alphabet.length]).join('')}`;
+    const r = await scan(await ipa('hardened', {}, { resources: { 'config.json': JSON.stringify({ token }) } }), 'ios');
+    const f = only(r, 'package.secret-github');
+    expect(f.detail).toContain('config.json');
+    expect(JSON.stringify(r)).not.toContain(token.slice(4));
   });
 });

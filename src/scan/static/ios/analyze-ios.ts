@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Finding, IosSigning, NativeLibrary } from '../../model/types';
 import { UnreadablePackageError } from '../package/errors';
+import { scanIosSecrets } from './ios-secrets';
 import type { PackageZip } from '../package/zip-reader';
 import { atsFindings } from './ats-rules';
 import { frameworkNames, nativeLibraries, readBundleBinaries } from './bundle-binaries';
@@ -70,6 +71,7 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
     ...usageDescriptionFindings(binaries, info, infoName),
     ...privacyManifestFindings(zip, appDir, frameworks),
     ...sdkFindings(info, now),
+    ...(await scanIosSecrets(zip, appDir)),
   );
   return {
     findings,
