@@ -14,6 +14,10 @@ import { buildSchema } from './graphql/schema';
 import { IssuerKeys } from './oidc/issuer-keys';
 import { createArtifactStore } from './storage';
 import { observeMongoCommands } from './metrics';
+import { InstanceUploads } from './uploads/upload-budget';
+import { FailedUploadTokens } from './uploads/failed-upload-tokens';
+import { RunningExports } from './threats/export-budget';
+import { WebhookCache } from './webhooks/webhook-cache';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -71,6 +75,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
+  const limiter = new FlexibleRateLimiter(redis, logger);
   return {
     config,
     clock,
@@ -79,13 +84,19 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     db,
     repos,
     signingKeys,
-    limiter: new FlexibleRateLimiter(redis, logger),
+    limiter,
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac', config.keyEncryptionKey)),
     deviceIdKey: await loadServiceSecret(db, 'device-id', config.keyEncryptionKey),
     oidcKeys: new IssuerKeys(config.oidcIssuer, clock),
     artifacts,
     schema: buildSchema(),
+    instance: {
+      uploads: new InstanceUploads(config.uploadsPerInstance),
+      failedUploadTokens: new FailedUploadTokens(limiter),
+      exports: new RunningExports(),
+      webhooks: new WebhookCache(),
+    },
   };
 }
 

@@ -10,6 +10,26 @@ import type { CursorCodec } from '../crypto/cursors';
 import type { GraphQLSchema } from 'graphql';
 import type { IssuerKeys } from '../oidc/issuer-keys';
 import type { ArtifactStore } from '../storage/artifact-store';
+import type { InstanceUploads } from '../uploads/upload-budget';
+import type { FailedUploadTokens } from '../uploads/failed-upload-tokens';
+import type { RunningExports } from '../threats/export-budget';
+import type { WebhookCache } from '../webhooks/webhook-cache';
+
+/**
+ * What one instance keeps in memory beside its dependencies, made with them (src/bootstrap.ts): one set per process
+ * in production, one per test harness. Never shared between instances, so nothing here may decide what N instances
+ * must decide as one (docs/architecture.md, "State shared between instances").
+ */
+export interface InstanceState {
+  /** Uploads in flight on this instance (UPLOADS_PER_INSTANCE). */
+  uploads: InstanceUploads;
+  /** Client addresses refused without a look after too many failed upload URLs. */
+  failedUploadTokens: FailedUploadTokens;
+  /** NDJSON threat exports running on this instance, per app and in all. */
+  exports: RunningExports;
+  /** Each app's webhooks, remembered for a few seconds. */
+  webhooks: WebhookCache;
+}
 
 /** Process-wide dependencies, built once at start (src/bootstrap.ts) and shared by every request. */
 export interface Deps {
@@ -31,17 +51,6 @@ export interface Deps {
   artifacts: ArtifactStore;
   /** The one executable schema: /graphql serves it, the REST facade executes documents against it in-process. */
   schema: GraphQLSchema;
-}
-
-/**
- * State an instance keeps in memory beside its dependencies (uploads and exports in flight, addresses refused): one
- * per set of dependencies, made on first use. One per process in production, one per test harness.
- */
-export function perInstance<T>(make: (deps: Deps) => T): (deps: Deps) => T {
-  const made = new WeakMap<Deps, T>();
-  return (deps) => {
-    let value = made.get(deps);
-    if (value === undefined) made.set(deps, (value = make(deps)));
-    return value;
-  };
+  /** This instance's own state in memory. */
+  instance: InstanceState;
 }

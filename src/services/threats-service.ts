@@ -1,5 +1,4 @@
 import type { RequestContext } from './context';
-import { runningExports } from '../threats/export-budget';
 import { appAccess } from '../auth/authorize';
 import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
@@ -118,7 +117,7 @@ export async function* exportThreats(ctx: RequestContext, input: { appId: string
   await appAccess(ctx, 'threats:read', input.appId, { write: false });
   if (!(input.from.getTime() < input.to.getTime())) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
   // Released when the export ends, fails, or its reader goes away (the caller's loop ends, which returns this).
-  const release = runningExports(ctx.deps).acquire(input.appId);
+  const release = ctx.deps.instance.exports.acquire(input.appId);
   try {
     let after: { occurredAt: Date; id: string } | undefined;
     for (;;) {

@@ -8,7 +8,6 @@ import { newId } from '../core/ids';
 import { newWebhookSecret, secretBytes } from '../webhooks/signature';
 import { sealSecret } from '../webhooks/secret-box';
 import { GRADE_BANDS } from '../scan/score';
-import { forgetWebhooks } from '../webhooks/enqueue';
 
 export interface WebhookInput {
   url: string;
@@ -67,7 +66,7 @@ export async function createWebhook(ctx: RequestContext, appId: string, input: W
     createdAt: ctx.clock.now(),
   });
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_WEBHOOKS_PER_APP} webhooks` }], 'The app has too many webhooks.');
-  forgetWebhooks(ctx.repos, appId);
+  ctx.deps.instance.webhooks.forget(appId);
   ctx.logger.info({ appId, webhookId: id }, 'webhook created');
   return { webhook: doc, secret };
 }
@@ -84,6 +83,6 @@ export async function deleteWebhook(ctx: RequestContext, appId: string, webhookI
   await appAccess(ctx, 'rules:write', appId, { write: true });
   const deleted = await ctx.repos.webhooks.deleteForApp(appId, webhookId);
   if (!deleted) throw notFound('Webhook');
-  forgetWebhooks(ctx.repos, appId);
+  ctx.deps.instance.webhooks.forget(appId);
   await ctx.repos.webhookDeliveries.deleteForWebhook(appId, webhookId);
 }

@@ -1,4 +1,3 @@
-import { perInstance } from '../core/deps';
 import { DomainError } from '../core/errors';
 
 /** Exports of one app running at once on an instance: a SIEM back-fill needs one; a second covers a retry. */
@@ -10,10 +9,10 @@ export const EXPORT_RETRY_AFTER_S = 10;
 
 /**
  * The exports running on this instance, per app. Per instance by nature (what it bounds is this process's memory and
- * sockets), so kept in memory. The app's count is checked first, so one app's flood is refused at its own limit and
- * holds at most EXPORTS_PER_APP of the instance's places.
+ * sockets), so kept in memory (Deps.instance.exports). The app's count is checked first, so one app's flood is
+ * refused at its own limit and holds at most EXPORTS_PER_APP of the instance's places.
  */
-class RunningExports {
+export class RunningExports {
   private total = 0;
   private readonly perApp = new Map<string, number>();
 
@@ -39,6 +38,3 @@ class RunningExports {
     };
   }
 }
-
-/** The instance's running exports. */
-export const runningExports = perInstance(() => new RunningExports());

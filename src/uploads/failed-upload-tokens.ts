@@ -1,4 +1,4 @@
-import { perInstance, type Deps } from '../core/deps';
+import type { RateLimiter } from '../rate-limit/rate-limiter';
 
 /**
  * Upload URLs that fail their check, per client address and minute, before that address's next ones are refused
@@ -9,11 +9,12 @@ export const FAILED_UPLOAD_TOKENS_PER_MINUTE = 30;
 
 /**
  * Addresses over that count are remembered on this instance until their window ends, so their requests cost no
- * database read at all; the count itself is shared by every instance (the rate limiter's store).
+ * database read at all; the count itself is shared by every instance (the rate limiter's store). One per instance:
+ * Deps.instance.failedUploadTokens.
  */
-class FailedUploadTokens {
+export class FailedUploadTokens {
   private readonly blockedUntil = new Map<string, number>();
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly limiter: RateLimiter) {}
 
   /** True while this address is refused without a look. */
   blocked(address: string): boolean {
@@ -26,12 +27,9 @@ class FailedUploadTokens {
 
   /** Counts one failed check of this address's; at the limit, refuses the address until its window ends. */
   async record(address: string): Promise<void> {
-    const decision = await this.deps.limiter.consume(`upload-token:${address}`, FAILED_UPLOAD_TOKENS_PER_MINUTE);
+    const decision = await this.limiter.consume(`upload-token:${address}`, FAILED_UPLOAD_TOKENS_PER_MINUTE);
     if (decision.allowed && decision.remaining > 0) return;
     if (this.blockedUntil.size > 10_000) this.blockedUntil.clear(); // bounded: at worst an address is counted again
     this.blockedUntil.set(address, performance.now() + Math.max(1, decision.resetSeconds) * 1000);
   }
 }
-
-/** The instance's record. */
-export const failedUploadTokens = perInstance((deps) => new FailedUploadTokens(deps));

@@ -8,7 +8,6 @@ import { verifyUploadToken } from './upload-token';
 import { UploadBodyError } from './verifying-stream';
 import { streamToStore } from './stream-to-store';
 import { acquireUploadBudget } from './upload-budget';
-import { failedUploadTokens } from './failed-upload-tokens';
 
 /**
  * The upload lock's lease: a crashed instance blocks retries for at most this long. While the upload runs, a watchdog
@@ -51,7 +50,7 @@ function refusal(error: unknown): unknown {
  */
 export async function receiveUpload(ctx: RequestContext, unverifiedToken: string, body: IncomingMessage, clientAddress: string): Promise<BuildDoc> {
   const deps = ctx.deps;
-  const failures = failedUploadTokens(deps);
+  const failures = deps.instance.failedUploadTokens;
   const invalid = () => new DomainError('upload_url_invalid', 'The upload URL is invalid or expired.');
   if (failures.blocked(clientAddress)) throw invalid(); // the same answer, without a look
   const grant = await verifyUploadToken(deps.signingKeys, unverifiedToken);

@@ -1,4 +1,4 @@
-import { perInstance, type Deps } from '../core/deps';
+import type { Deps } from '../core/deps';
 import { DomainError } from '../core/errors';
 
 /** What a refused upload is asked to wait: long enough for a small upload to finish, short for a CI retry loop. */
@@ -6,7 +6,8 @@ export const UPLOAD_BUDGET_RETRY_AFTER_S = 5;
 
 /**
  * Uploads in flight on this instance. Each one holds buffers (three 5 MiB parts on S3) and a socket: this bounds the
- * memory one instance gives to uploads, whoever sends them. Per instance by nature, so kept in memory.
+ * memory one instance gives to uploads, whoever sends them. Per instance by nature, so kept in memory:
+ * Deps.instance.uploads.
  */
 export class InstanceUploads {
   private active = 0;
@@ -23,9 +24,6 @@ export class InstanceUploads {
     return this.active;
   }
 }
-
-/** The instance's counter. */
-export const instanceUploads = perInstance((deps) => new InstanceUploads(deps.config.uploadsPerInstance));
 
 /** The slots of an app are upload locks named `slot:<app>:<n>`: build ids (`bld_...`) never take that shape. */
 const slotId = (appId: string, n: number) => `slot:${appId}:${n}`;
@@ -55,7 +53,7 @@ export async function acquireUploadBudget(deps: Deps, appId: string, holder: str
     });
   }
   const id = slot;
-  const instance = instanceUploads(deps);
+  const instance = deps.instance.uploads;
   if (!instance.tryAcquire()) {
     await locks.release(id, holder);
     throw new DomainError('unavailable', 'This instance has as many uploads in flight as it takes; retry shortly.', { retryAfter: UPLOAD_BUDGET_RETRY_AFTER_S });

@@ -1,7 +1,4 @@
 import type { Deps } from '../core/deps';
-import type { Repositories } from '../data/repositories';
-import type { Logger } from '../core/logger';
-import type { Clock } from '../core/clock';
 import type { ThreatDoc } from '../data/threats-repo';
 import type { WebhookDoc, WebhookEvent } from '../data/webhooks-repo';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
@@ -30,33 +27,7 @@ const gradeRank = (grade: string) => {
   return i < 0 ? GRADE_BANDS.length : i;
 };
 
-type Needs = { repos: Repositories; clock: Clock; logger: Logger };
-
-/**
- * The webhooks of an app, remembered for a few seconds per process: ingestion asks on every batch, and most apps have
- * none. A change on this instance forgets the app at once; on another, it is seen within CACHE_MS (a delivery queued
- * for a webhook deleted meanwhile is dropped by the worker, which reads the webhook before sending).
- */
-const CACHE_MS = 5_000;
-const cached = new WeakMap<Repositories, Map<string, { until: number; webhooks: WebhookDoc[] }>>();
-
-async function webhooksOf(repos: Repositories, appId: string): Promise<WebhookDoc[]> {
-  let apps = cached.get(repos);
-  if (!apps) cached.set(repos, (apps = new Map()));
-  // Real time, not the service clock: this only paces reads, nothing expires by it.
-  const now = performance.now();
-  const hit = apps.get(appId);
-  if (hit && hit.until > now) return hit.webhooks;
-  const webhooks = await repos.webhooks.listForApp(appId);
-  if (apps.size > 10_000) apps.clear(); // bounded: a process serving many apps rereads now and then
-  apps.set(appId, { until: now + CACHE_MS, webhooks });
-  return webhooks;
-}
-
-/** Called after a webhook of the app is created or deleted on this instance. */
-export function forgetWebhooks(repos: Repositories, appId: string): void {
-  cached.get(repos)?.delete(appId);
-}
+type Needs = Pick<Deps, 'repos' | 'clock' | 'logger' | 'instance'>;
 
 function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date): WebhookDeliveryDoc {
   return {
@@ -82,7 +53,7 @@ function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: D
  */
 async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (webhooks: WebhookDoc[], now: Date) => Promise<WebhookDeliveryDoc[]> | WebhookDeliveryDoc[]): Promise<void> {
   try {
-    const webhooks = (await webhooksOf(deps.repos, appId)).filter((w) => w.events.includes(event));
+    const webhooks = (await deps.instance.webhooks.of(deps.repos, appId)).filter((w) => w.events.includes(event));
     if (!webhooks.length) return;
     await deps.repos.webhookDeliveries.insert(await build(webhooks, deps.clock.now()));
   } catch (error) {

@@ -5,7 +5,7 @@
 import { bearer, readJson, type Harness, startHarness } from '../support/harness';
 import { after, event, ingest, listAll, minutes } from './threats-support';
 import { Writable } from 'node:stream';
-import { EXPORT_RETRY_AFTER_S, EXPORTS_PER_APP, EXPORTS_PER_INSTANCE, runningExports } from '../../src/threats/export-budget';
+import { EXPORT_RETRY_AFTER_S, EXPORTS_PER_APP, EXPORTS_PER_INSTANCE } from '../../src/threats/export-budget';
 import { drained } from '../../rest/handlers/threats';
 
 let h: Harness;
@@ -73,7 +73,7 @@ it('runs at most EXPORTS_PER_APP exports of an app at once: the next is refused 
   const a = await freshApp();
   const b = await freshApp();
   const range = [t0.toISOString(), after(t0, 24 * 60 * 60_000).toISOString()] as const;
-  const running = runningExports(h.deps);
+  const running = h.deps.instance.exports;
   const held = Array.from({ length: EXPORTS_PER_APP }, () => running.acquire(a.appId)); // two exports being read
   const refused = await exportOf(a.reader, a.appId, ...range);
   expect(refused.status).toBe(429);
@@ -94,7 +94,7 @@ it('runs at most EXPORTS_PER_APP exports of an app at once: the next is refused 
 
 it('runs at most EXPORTS_PER_INSTANCE exports on an instance, whatever their apps: then 503 with Retry-After', async () => {
   const a = await freshApp();
-  const running = runningExports(h.deps);
+  const running = h.deps.instance.exports;
   const held = Array.from({ length: EXPORTS_PER_INSTANCE }, (_, i) => running.acquire(`app_held_${i}`));
   const refused = await exportOf(a.reader, a.appId, t0.toISOString(), after(t0, 60_000).toISOString());
   expect(refused.status).toBe(503);

@@ -288,7 +288,7 @@ it('alerts on a static scan graded below gradeBelow only', async () => {
   const a = await ownedApp();
   const r = await receiver();
   await create(a.appId, a.owner, { url: r.url, events: ['scan.completed'], gradeBelow: 'B' });
-  const scan = (grade: string) => notifyScanCompleted({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger }, { appId: a.appId, scanId: `scn_${grade}`, buildId: 'bld_x', grade, score: 50 });
+  const scan = (grade: string) => notifyScanCompleted({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, instance: h.deps.instance }, { appId: a.appId, scanId: `scn_${grade}`, buildId: 'bld_x', grade, score: 50 });
   await scan('B'); // not below
   await scan('A-');
   await scan('C+');
