@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Finding, NativeLibrary, Platform, ScanInventory, ScanSigning } from '../model/types';
-import { recogniseSdks } from './sdk-catalog';
+import { recogniseSdks } from './catalog/sdk-catalog';
 import { AAB_MANIFEST, APK_MANIFEST, analyzeAndroid, isAndroidEntry } from './android/analyze-android';
 import { LimitExceededError, UnreadablePackageError } from './package/errors';
 import { incompleteFinding } from './package/incomplete';

@@ -2,7 +2,7 @@
 // each with a package that triggers the rule and one that does not; a clean release APK has no findings.
 import { buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { expectWellFormed, ids, manifest, only, scan } from './helpers';
-import { inForce, PLAY_TARGET_SDK } from '../../../src/scan/static/store-requirements';
+import { inForce, PLAY_TARGET_SDK } from '../../../src/scan/static/catalog/store-requirements';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);

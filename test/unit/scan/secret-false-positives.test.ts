@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
-import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/secrets/android';
+import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/android/android-contents';
 import { SecretCollector } from '../../../src/scan/static/secrets/collector';
 import { TextBudget, scanTextEntry } from '../../../src/scan/static/secrets/text-entries';
 import { buildZip, cleanupFixtures } from '../../fixtures/build-packages';

@@ -3,8 +3,8 @@
 // publishable and test keys and Firebase configuration gets no finding.
 import type { Finding } from '../../../src/scan/model/types';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
-import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/secrets/android';
-import { isIosSecretEntry, scanIosSecrets } from '../../../src/scan/static/secrets/ios';
+import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/android/android-contents';
+import { isIosSecretEntry, scanIosSecrets } from '../../../src/scan/static/ios/ios-secrets';
 import { buildSecretApk, buildSecretIpa, cleanupSecretPackages, freshSecrets, pemBody, type Planted } from '../../fixtures/secret-packages';
 
 jest.setTimeout(240_000);

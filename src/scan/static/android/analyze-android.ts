@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { AndroidSigning, Finding, ScanInventory } from '../../model/types';
-import { recogniseSdks } from '../sdk-catalog';
+import { recogniseSdks } from '../catalog/sdk-catalog';
 import { analyzeNativeLibraries, nativeLibraryAbi } from '../native/native-libraries';
-import { isAndroidSecretEntry, scanAndroidContents } from '../secrets/android';
+import { isAndroidSecretEntry, scanAndroidContents } from './android-contents';
 import { UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';

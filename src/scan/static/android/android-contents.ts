@@ -1,11 +1,11 @@
 import type { Finding } from '../../model/types';
-import { StringPool } from '../android/string-pool';
+import { StringPool } from './string-pool';
 import { DexStrings, descriptorPackage } from '../dex/dex-strings';
 import { LimitExceededError, UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';
-import { SecretCollector } from './collector';
-import { TextBudget, scanTextEntry } from './text-entries';
+import { SecretCollector } from '../secrets/collector';
+import { TextBudget, scanTextEntry } from '../secrets/text-entries';
 
 const APK_DEX = /^classes(\d*)\.dex$/;
 const AAB_DEX = /^base\/dex\/classes(\d*)\.dex$/;

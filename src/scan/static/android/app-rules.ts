@@ -1,7 +1,7 @@
 import type { Finding } from '../../model/types';
 import { androidAttr, asBool, describeAttr, showValue } from '../package/xml-node';
 import type { ManifestModel } from './manifest-model';
-import { inForce, PLAY_TARGET_SDK } from '../store-requirements';
+import { inForce, PLAY_TARGET_SDK } from '../catalog/store-requirements';
 
 /** minSdk below this: devices without the security model the rules assume (medium). */
 export const MIN_SDK_FLOOR = 24;

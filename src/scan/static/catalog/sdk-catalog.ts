@@ -1,4 +1,4 @@
-import type { RecognisedSdk } from '../model/types';
+import type { RecognisedSdk } from '../../model/types';
 
 /**
  * Third-party SDKs recognised by the names they leave in a package: Java packages of their classes (DEX type names),

@@ -1,11 +1,11 @@
 import type { Finding } from '../../model/types';
-import { isBinaryPlist, parseBinaryPlist } from '../ios/binary-plist';
-import { PlistSyntaxError, parseXmlPlist, type PlistValue } from '../ios/xml-plist';
+import { isBinaryPlist, parseBinaryPlist } from './binary-plist';
+import { PlistSyntaxError, parseXmlPlist, type PlistValue } from './xml-plist';
 import { LimitExceededError, UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';
-import { SecretCollector, type ScanOptions } from './collector';
-import { TextBudget, scanTextEntry } from './text-entries';
+import { SecretCollector, type ScanOptions } from '../secrets/collector';
+import { TextBudget, scanTextEntry } from '../secrets/text-entries';
 
 const PLIST = /\.plist$/i;
 const STRINGS = /\.strings$/i;

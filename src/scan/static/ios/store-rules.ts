@@ -1,6 +1,6 @@
 import type { Finding } from '../../model/types';
 import type { PackageZip } from '../package/zip-reader';
-import { APP_STORE_MIN_SDK, inForce } from '../store-requirements';
+import { APP_STORE_MIN_SDK, inForce } from '../catalog/store-requirements';
 import { stringAt, type PlistDict } from './read-plist';
 
 /**

@@ -1,5 +1,5 @@
 import type { Finding, Severity } from '../../model/types';
-import { PLAY_16KB_PAGES, inForce } from '../store-requirements';
+import { PLAY_16KB_PAGES, inForce } from '../catalog/store-requirements';
 import { PF_X, PT_GNU_RELRO, PT_GNU_STACK, PT_LOAD } from './elf-constants';
 import type { ElfFacts } from './elf';
 
