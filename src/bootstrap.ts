@@ -96,6 +96,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       failedUploadTokens: new FailedUploadTokens(limiter),
       exports: new RunningExports(),
       webhooks: new WebhookCache(),
+      fixedDocumentCosts: new WeakMap(),
     },
   };
 }

@@ -4,9 +4,6 @@ import type { RequestContext } from '../../src/services/context';
 import { isDomainError } from '../../src/core/errors';
 import { operationCost } from '../../src/graphql/limits';
 
-/** Costs of documents executed without variables, by schema and document. */
-const fixedCosts = new WeakMap<object, WeakMap<object, number>>();
-
 /**
  * Executes a document against the schema in-process, with the request's own context: no HTTP hop back into the
  * server. Documents are the typed ones graphql-codegen compiles from rest/operations/*.graphql (validated against
@@ -23,15 +20,13 @@ export async function execute<TData, TVariables extends Record<string, unknown>>
 ): Promise<TData> {
   // A document without variables always costs the same: priced once (whoami is the most frequent request of all).
   const fixed = Object.keys(variables).length === 0;
-  const known = fixed ? fixedCosts.get(ctx.deps.schema)?.get(document) : undefined;
+  const costs = ctx.deps.instance.fixedDocumentCosts;
+  const known = fixed ? costs.get(document) : undefined;
   if (known !== undefined) ctx.graphqlCost = known;
   else {
     try {
       ctx.graphqlCost = operationCost(ctx.deps.schema, document, variables, undefined);
-      if (fixed) {
-        const bySchema = fixedCosts.get(ctx.deps.schema) ?? new WeakMap<object, number>();
-        fixedCosts.set(ctx.deps.schema, bySchema.set(document, ctx.graphqlCost));
-      }
+      if (fixed) costs.set(document, ctx.graphqlCost);
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error; // variables that do not fit: execution says so precisely
     }

@@ -29,6 +29,8 @@ export interface InstanceState {
   exports: RunningExports;
   /** Each app's webhooks, remembered for a few seconds. */
   webhooks: WebhookCache;
+  /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */
+  fixedDocumentCosts: WeakMap<object, number>;
 }
 
 /** Process-wide dependencies, built once at start (src/bootstrap.ts) and shared by every request. */
