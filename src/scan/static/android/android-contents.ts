@@ -30,8 +30,11 @@ export function isAndroidSecretEntry(name: string): boolean {
 export async function scanAndroidContents(zip: PackageZip, options: { bundle: boolean }): Promise<{ findings: Finding[]; dexTypePackages: string[] }> {
   const collector = new SecretCollector();
   const packages = new Set<string>();
+  // One buffer for every DEX file, grown to the largest: a file is done with before the next is read, and 80 MB of
+  // DEX read into fresh buffers would grow the process by as much before the collector frees them.
+  const scratch = { buffer: Buffer.alloc(0) };
   for (const name of dexEntries(zip, options.bundle)) {
-    const bytes = await readDex(zip, name);
+    const bytes = await readDex(zip, name, scratch);
     await skipIfCorrupt(() => scanDex(bytes, name, collector, packages));
   }
   await scanResourceStrings(zip, options.bundle, collector);
@@ -52,17 +55,17 @@ function dexEntries(zip: PackageZip, bundle: boolean): string[] {
   return found.sort((a, b) => a.i - b.i).map((f) => f.n);
 }
 
-/** One DEX file whole (string_ids point anywhere in it), in one buffer of its declared size. */
-async function readDex(zip: PackageZip, name: string): Promise<Buffer> {
+/** One DEX file whole (string_ids point anywhere in it), in the scratch buffer (valid until the next read). */
+async function readDex(zip: PackageZip, name: string, scratch: { buffer: Buffer }): Promise<Buffer> {
   const size = zip.entry(name)?.uncompressedSize ?? 0;
   if (size > LIMITS.dexFileBytes) throw new LimitExceededError('dexFileBytes', `${name} declares ${size} bytes, over the ${LIMITS.dexFileBytes}-byte limit`);
-  const bytes = Buffer.allocUnsafe(size);
+  if (scratch.buffer.length < size) scratch.buffer = Buffer.allocUnsafe(size);
   let filled = 0;
   await zip.stream(name, 'dexFileBytes', size, (chunk, offset) => {
-    chunk.copy(bytes, offset);
+    chunk.copy(scratch.buffer, offset);
     filled = offset + chunk.length;
   });
-  return bytes.subarray(0, filled);
+  return scratch.buffer.subarray(0, filled);
 }
 
 function scanDex(bytes: Buffer, name: string, collector: SecretCollector, packages: Set<string>): void {
