@@ -3,7 +3,8 @@ import { execute } from '../support/execute';
 import { connectionArgs, toRestPage } from '../support/rest-page';
 import { notFound } from '../../src/core/errors';
 import { AuditEventsDocument } from '../../src/generated/rest-operations';
-import { contractMember, contractValue } from '../support/contract-values';
+import { contractValue } from '../support/contract-values';
+import { toRestRuleOutcome } from '../support/rule-outcomes';
 
 export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx) => {
   const { query } = call;
@@ -14,7 +15,7 @@ export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx)
     toRestPage(app.auditEvents, (event) => ({
       ...event,
       action: contractValue('AuditAction', event.action),
-      rules: event.rules && event.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
+      rules: event.rules && event.rules.map(toRestRuleOutcome),
     })),
   );
 };

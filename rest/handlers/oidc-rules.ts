@@ -12,7 +12,8 @@ import {
   type OidcRuleFieldsFragment,
 } from '../../src/generated/rest-operations';
 import type { components } from '../../src/generated/openapi';
-import { contractMember, contractValues } from '../support/contract-values';
+import { contractValues } from '../support/contract-values';
+import { toRestRuleOutcome } from '../support/rule-outcomes';
 
 type RestOidcRule = components['schemas']['OidcRule'];
 
@@ -61,6 +62,6 @@ export const dryRunOidcRules: RestHandler<'dryRunOidcRules'> = async (call, ctx)
   call.answer(200, {
     ...dryRunOidcRules,
     scopes: contractValues('CiScope', dryRunOidcRules.scopes),
-    rules: dryRunOidcRules.rules.map((r) => ({ ...r, failed: r.failed && { ...r.failed, check: contractMember('FailedCheck', 'check', r.failed.check) } })),
+    rules: dryRunOidcRules.rules.map(toRestRuleOutcome),
   });
 };
