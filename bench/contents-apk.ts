@@ -3,7 +3,9 @@
  * 80 MB of DEX, built by the real tools: the libraries by gcc and aarch64-linux-gnu-gcc (hardened flags, 16 KB
  * pages), grown to 20 MB each by objcopy with a section of random bytes (the size of a game engine or an ML runtime);
  * the DEX files by smali from classes holding 50,000 strings each; the package by aapt, zip (libraries stored, DEX
- * deflated as AGP does), zipalign (16 KB for the stored libraries) and apksigner (v2 + v3, minSdk 24, as AGP signs).
+ * deflated), assets (a 36 MB binary model, stored, and 4 MB of JSON configuration, deflated, which the secret scan
+ * reads), zipalign and apksigner (v2 + v3, minSdk 24, as AGP signs; this apksigner aligns stored libraries to 4 KB,
+ * which the scan rightly reports).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -60,12 +62,15 @@ export async function buildContentApk(): Promise<{ file: string; dir: string; na
     await run('smali', ['assemble', '-o', out, src], { maxBuffer: 16 * MB });
     dexBytes += fs.statSync(out).size;
   }
+  fs.mkdirSync(path.join(stage, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(stage, 'assets', 'model.tflite'), randomBytes(36 * MB));
+  fs.writeFileSync(path.join(stage, 'assets', 'config.json'), jsonConfig(4 * MB));
   const manifest = path.join(dir, 'AndroidManifest.xml');
   fs.writeFileSync(manifest, androidManifest({ packageName: 'com.example.bench.contents', minSdk: 24, targetSdk: 36, application: { 'android:allowBackup': 'false', 'android:extractNativeLibs': 'false' } }));
   const unaligned = path.join(dir, 'unaligned.apk');
   await run('aapt', ['package', '-f', '-M', manifest, '-I', FRAMEWORK_RES, '-F', unaligned]);
-  await run('zip', ['-q', '-r', '-0', unaligned, 'lib'], { cwd: stage });
-  await run('zip', ['-q', '-6', unaligned, ...fs.readdirSync(stage).filter((n) => n.endsWith('.dex'))], { cwd: stage });
+  await run('zip', ['-q', '-r', '-0', unaligned, 'lib', 'assets/model.tflite'], { cwd: stage });
+  await run('zip', ['-q', '-6', unaligned, 'assets/config.json', ...fs.readdirSync(stage).filter((n) => n.endsWith('.dex'))], { cwd: stage });
   const aligned = path.join(dir, 'aligned.apk');
   await run('zipalign', ['-f', '16384', unaligned, aligned]);
   const file = path.join(dir, 'contents.apk');
@@ -91,4 +96,16 @@ function smaliStrings(descriptor: string, count: number): string {
     lines.push('    return-void', '.end method');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** JSON of about `bytes` bytes: feature flags and endpoints, the kind of configuration apps ship in assets/. */
+function jsonConfig(bytes: number): string {
+  const entries: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const entry = `"feature_${i}":{"enabled":${i % 3 === 0},"endpoint":"https://api.example.com/v2/feature/${i}","rollout":${(i * 7) % 100},"token_hint":"${randomBytes(12).toString('hex')}"}`;
+    entries.push(entry);
+    size += entry.length + 1;
+  }
+  return `{${entries.join(',')}}`;
 }
