@@ -50,6 +50,7 @@ describe('preview scan', () => {
       target: { platform: 'android', name: 'test app', version: '2.0.0-SNAPSHOT' },
       findings: expected,
       signing: null, // a preview reads no package
+      inventory: null,
       createdAt: h.clock.now().toISOString(),
     });
     // The metadata's problems, each with a fix: no commit, a snapshot version from a live key, no artifact.

@@ -4,7 +4,7 @@ import { FORTIFIABLE, nativeFindings, type AnalyzedLibrary } from '../../../src/
 import { nativeCorpus, type NativeCorpus, type NativeFixture } from '../../fixtures/native-corpus';
 import { factsOf, readelfFacts, type ReadelfFacts } from '../../support/readelf-facts';
 
-/** What each rule means, read off readelf's output (CONTRACT.md, "Scan evidence: what the package contains"). */
+/** What each rule means, read off readelf's output (docs/scan-evidence.md, "What the package contains"). */
 function expectedIds(r: ReadelfFacts, abi: string): string[] {
   const seg = (t: string) => r.segments.filter((s) => s.type === t);
   const imports = r.symbols?.imports ?? [];
