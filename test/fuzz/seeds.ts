@@ -9,11 +9,12 @@ import { promisify } from 'node:util';
 import { buildAab, buildApk, buildIpa, cleanupFixtures, xmlPlist } from '../fixtures/build-packages';
 import { machoSeeds } from './macho-target';
 import { elfSeeds } from './elf-target';
+import { dexSeeds } from './dex-target';
 
 const run = promisify(execFile);
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
-const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v3');
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v4');
 
 export type Seeds = Record<string, Buffer[]>;
 
@@ -102,6 +103,7 @@ async function buildCache(): Promise<void> {
     mobileprovision: [profile],
     macho: await machoSeeds(),
     elf: await elfSeeds(),
+    dex: await dexSeeds(),
   };
   await cleanupFixtures();
   // Written under a temporary name and renamed, so a concurrent reader never sees half a cache.

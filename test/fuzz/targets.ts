@@ -15,6 +15,7 @@ import { verifyApk } from '../../src/scan/static/signing/apk-verifier';
 import type { XmlElement } from '../../src/scan/static/package/xml-node';
 import { MACHO_TARGET } from './macho-target';
 import { ELF_TARGET } from './elf-target';
+import { DEX_TARGET } from './dex-target';
 
 export type Target = {
   /** Runs the parser on one input; resolves with anything, or throws. */
@@ -61,6 +62,7 @@ export const TARGETS: Record<string, Target> = {
   mobileprovision: { run: (input) => provisionFindings(readProvisioningProfile(input, 'embedded.mobileprovision'), NOW) },
   macho: MACHO_TARGET,
   elf: ELF_TARGET,
+  dex: DEX_TARGET,
 };
 
 /**
