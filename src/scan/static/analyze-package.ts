@@ -51,7 +51,7 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
     }
     if (platform === 'android') return await analyzeAndroid(zip, filePath, now);
     const ios = await analyzeIos(zip, filePath, now);
-    return { ...ios, inventory: iosInventory((ios as { inventory?: Parameters<typeof iosInventory>[0] }).inventory) };
+    return { ...ios, inventory: iosInventory(ios.inventory) };
   } catch (err) {
     if (err instanceof UnreadablePackageError) return failed(unreadableFinding(platform, err));
     if (err instanceof LimitExceededError) return failed(incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message }));
@@ -67,8 +67,8 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
 }
 
 /** An iOS bundle's inventory: its Mach-O files, and the SDKs its frameworks name (iOS has no permission list). */
-function iosInventory(found: { nativeLibraries: NativeLibrary[]; frameworks: string[] } | undefined): ScanInventory {
-  return { nativeLibraries: found?.nativeLibraries ?? [], permissions: [], sdks: recogniseSdks({ frameworks: found?.frameworks ?? [] }) };
+function iosInventory(found: { nativeLibraries: NativeLibrary[]; frameworks: string[] }): ScanInventory {
+  return { nativeLibraries: found.nativeLibraries, permissions: [], sdks: recogniseSdks({ frameworks: found.frameworks }) };
 }
 
 /**
