@@ -40,6 +40,8 @@ export interface HarnessOptions {
   now?: Date;
   /** Start the job runner (default true); a test that drives jobs step by step passes false. */
   jobs?: boolean;
+  /** Where the service's log lines go (default stdout): a test that reads its logs passes a collector. */
+  logTo?: { write(line: string): void };
 }
 
 function requireEnv(name: string): string {
@@ -81,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // Command monitoring on, as connectMongo has it: the database latency metric is fed by its events.
   const mongo = new MongoClient(bed.MONGODB_URI, { monitorCommands: true });
   await mongo.connect();
-  const deps = await createDeps(config, { clock, mongo, logger: createLogger(config.logLevel) });
+  const deps = await createDeps(config, { clock, mongo, logger: createLogger(config.logLevel, options.logTo) });
   const { app, stop } = await createHttpApp(deps);
   server.on('request', app);
   const jobs = createJobRunner(deps);
