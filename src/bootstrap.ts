@@ -18,6 +18,7 @@ import { InstanceUploads } from './uploads/upload-budget';
 import { FailedUploadTokens } from './uploads/failed-upload-tokens';
 import { RunningExports } from './threats/export-budget';
 import { WebhookCache } from './webhooks/webhook-cache';
+import { AppCache } from './auth/app-cache';
 
 export interface DepsOptions {
   clock?: Clock;
@@ -95,6 +96,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       uploads: new InstanceUploads(config.uploadsPerInstance),
       failedUploadTokens: new FailedUploadTokens(limiter),
       exports: new RunningExports(),
+      apps: new AppCache(),
       webhooks: new WebhookCache(),
       fixedDocumentCosts: new WeakMap(),
     },

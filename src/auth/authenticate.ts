@@ -1,26 +1,12 @@
 import type { Deps } from '../core/deps';
 import { parseBearer } from '../crypto/credentials';
 import { secretMatches } from '../crypto/secrets';
-import type { AppDoc } from '../data/apps-repo';
 import { staffExpiry } from '../data/staff-repo';
 import { isScope } from './scopes';
 import type { Principal } from './principal';
 import { verifyAccessToken } from './access-tokens';
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false };
-
-/** How long an app's plan may be served from memory. Plans change rarely and are not a security boundary. */
-const APP_CACHE_MS = 30_000;
-const appCache = new Map<string, { app: AppDoc; until: number }>();
-
-async function loadApp(deps: Deps, appId: string): Promise<AppDoc | null> {
-  const now = Date.now();
-  const cached = appCache.get(appId);
-  if (cached && cached.until > now) return cached.app;
-  const app = await deps.repos.apps.findById(appId);
-  if (app) appCache.set(appId, { app, until: now + APP_CACHE_MS });
-  return app;
-}
 
 /**
  * Resolves the Authorization header of a /v1 request. Every failure (malformed, unknown, wrong secret, revoked,
@@ -43,7 +29,7 @@ export async function authenticateApiRequest(deps: Deps, header: string | undefi
   if (!key || !secretOk || key.mode !== credential.mode || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) {
     return { ok: false };
   }
-  const app = await loadApp(deps, key.appId);
+  const app = await deps.instance.apps.of(key.appId, (id) => deps.repos.apps.findById(id));
   if (!app) return { ok: false };
   return {
     ok: true,

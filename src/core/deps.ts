@@ -14,6 +14,7 @@ import type { InstanceUploads } from '../uploads/upload-budget';
 import type { FailedUploadTokens } from '../uploads/failed-upload-tokens';
 import type { RunningExports } from '../threats/export-budget';
 import type { WebhookCache } from '../webhooks/webhook-cache';
+import type { AppCache } from '../auth/app-cache';
 
 /**
  * What one instance keeps in memory beside its dependencies, made with them (src/bootstrap.ts): one set per process
@@ -27,6 +28,8 @@ export interface InstanceState {
   failedUploadTokens: FailedUploadTokens;
   /** NDJSON threat exports running on this instance, per app and in all. */
   exports: RunningExports;
+  /** The apps of authenticated API keys, remembered for half a minute. */
+  apps: AppCache;
   /** Each app's webhooks, remembered for a few seconds. */
   webhooks: WebhookCache;
   /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */

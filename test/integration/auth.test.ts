@@ -3,6 +3,8 @@
 import { startHarness, bearer, type Harness, readJson } from '../support/harness';
 import { revokeApiKey } from '../../src/services/keys-service';
 import { operatorContext } from '../../src/services/operator-context';
+import { createDeps, closeDeps } from '../../src/bootstrap';
+import { authenticateApiRequest } from '../../src/auth/authenticate';
 
 let h: Harness;
 beforeAll(async () => {
@@ -88,6 +90,25 @@ describe('every kind of bad credential gets the same 401', () => {
     const doc = await h.deps.db.collection('api_keys').findOne({ _id: k.id as never });
     expect(JSON.stringify(doc)).not.toContain(secretOf(k.key));
     expect(doc?.secretHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('the apps an instance remembers', () => {
+  it('are its own: a second instance in the same process reads the app afresh', async () => {
+    const { appId } = await h.newApp('indie');
+    const { key } = await h.newKey(appId, ['builds:read']);
+    expect(await readJson(await h.api('/v1/whoami', { headers: bearer(key) }))).toMatchObject({ plan: 'indie' });
+    await h.deps.db.collection('apps').updateOne({ _id: appId as never }, { $set: { plan: 'scale' } });
+    // This instance serves its remembered copy for up to half a minute (a plan is not a security boundary)...
+    expect(await readJson(await h.api('/v1/whoami', { headers: bearer(key) }))).toMatchObject({ plan: 'indie' });
+    // ...while another instance over the same database, in the same process, has nothing remembered and reads it.
+    const other = await createDeps(h.config, { clock: h.clock, mongo: h.deps.mongo });
+    try {
+      const result = await authenticateApiRequest(other, `Bearer ${key}`);
+      expect(result.ok && result.principal.kind === 'api_key' && result.principal.plan).toBe('scale');
+    } finally {
+      await closeDeps(other, { closeMongo: false });
+    }
   });
 });
 
