@@ -17,6 +17,7 @@ import { observeMongoCommands } from './metrics';
 import { InstanceUploads } from './uploads/upload-budget';
 import { FailedUploadTokens } from './uploads/failed-upload-tokens';
 import { RunningExports } from './threats/export-budget';
+import { WindowCache } from './threats/window-cache';
 import { WebhookCache } from './webhooks/webhook-cache';
 import { AppCache } from './auth/app-cache';
 
@@ -97,6 +98,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       failedUploadTokens: new FailedUploadTokens(limiter),
       exports: new RunningExports(),
       apps: new AppCache(),
+      windows: new WindowCache(),
       webhooks: new WebhookCache(),
       fixedDocumentCosts: new WeakMap(),
     },

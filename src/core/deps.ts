@@ -13,6 +13,7 @@ import type { ArtifactStore } from '../storage/artifact-store';
 import type { InstanceUploads } from '../uploads/upload-budget';
 import type { FailedUploadTokens } from '../uploads/failed-upload-tokens';
 import type { RunningExports } from '../threats/export-budget';
+import type { WindowCache } from '../threats/window-cache';
 import type { WebhookCache } from '../webhooks/webhook-cache';
 import type { AppCache } from '../auth/app-cache';
 
@@ -30,6 +31,8 @@ export interface InstanceState {
   exports: RunningExports;
   /** The apps of authenticated API keys, remembered for half a minute. */
   apps: AppCache;
+  /** Threat windows opened or read recently, per merge key, so a repeated event needs no read. */
+  windows: WindowCache;
   /** Each app's webhooks, remembered for a few seconds. */
   webhooks: WebhookCache;
   /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */

@@ -7,7 +7,7 @@ import { hashDeviceId, mergeKey, threatIdFor } from '../threats/merge-key';
 import { planWindows } from '../threats/windows';
 import { mergeOneKey } from '../threats/merge-one-key';
 import { claimRecord, countsClaim, firstWindowDoc, type EventClaim, type PreparedEvent } from '../threats/window-doc';
-import { windowCacheFor, type WindowCache } from '../threats/window-cache';
+import type { WindowCache } from '../threats/window-cache';
 import type { ThreatMergeDoc } from '../data/threat-merges-repo';
 import { claimEventIds } from '../threats/event-claims';
 import { notifyIngested } from '../webhooks/enqueue';
@@ -157,7 +157,7 @@ export async function ingestEvents(ctx: RequestContext, events: SecurityEventInp
   const now = ctx.clock.now();
   validateBatch(events, now);
   const claimed = await claimBatch(ctx, principal.appId, events, now);
-  const cache = windowCacheFor(ctx.repos);
+  const cache = ctx.deps.instance.windows;
   const prepared = claimed.placed.map(({ event, claim }) => prepare(principal.appId, ctx.deps.deviceIdKey, event, claim));
   const countedBefore = await countedByFirstWindows(ctx, cache, prepared);
   const placed = prepared.filter((e) => !countedBefore.has(e));

@@ -1,28 +1,29 @@
 import type { ThreatDoc } from '../data/threats-repo';
 
-/** Per process; each entry is a few hundred bytes. */
+/** Per instance; each entry is a few hundred bytes. */
 const MAX_KEYS = 50_000;
 
 export interface KnownWindows {
   /** A generation known to exist (so every one below it exists too). */
   newest: number;
-  /** The window with the latest end this process saw for the key. */
+  /** The window with the latest end this instance saw for the key. */
   frontier: ThreatDoc;
 }
 
 /**
- * Windows this process opened or read recently, per merge key, so a repeat within minutes needs no read. Only facts
- * that cannot become false are kept: a window's bounds never change and a generation never disappears. Another
- * instance may have opened newer generations meanwhile; then opening "newest + 1" collides on its id and the merge
- * falls back to reading, exactly as without the cache. Not shared state: losing it costs reads, never correctness.
+ * Windows this instance opened or read recently, per merge key (Deps.instance.windows), so a repeat within minutes
+ * needs no read. Only facts that cannot become false are kept: a window's bounds never change and a generation never
+ * disappears. Another instance may have opened newer generations meanwhile; then opening "newest + 1" collides on its
+ * id and the merge falls back to reading, exactly as without the cache. Not shared state: losing it costs reads, never
+ * correctness.
  */
 export class WindowCache {
   private readonly entries = new Map<string, KnownWindows>();
   private readonly opening = new Map<string, Promise<void>>();
 
   /**
-   * Marks keys whose first window a request of this process is inserting right now, so a concurrent request of the
-   * same process waits for that insert (and then finds the window here) instead of colliding with it and reading it
+   * Marks keys whose first window a request of this instance is inserting right now, so a concurrent request of the
+   * same instance waits for that insert (and then finds the window here) instead of colliding with it and reading it
    * back. Returns the function that ends the mark; call it after remember(), also on failure.
    */
   markOpening(keys: string[]): () => void {
@@ -39,7 +40,7 @@ export class WindowCache {
     return this.opening.has(key);
   }
 
-  /** Waits until no request of this process is inserting the first window of `key`. */
+  /** Waits until no request of this instance is inserting the first window of `key`. */
   async settled(key: string): Promise<void> {
     await this.opening.get(key);
   }
@@ -57,13 +58,4 @@ export class WindowCache {
     this.entries.set(key, { newest: known, frontier });
     if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value as string);
   }
-}
-
-const caches = new WeakMap<object, WindowCache>();
-
-/** The cache of one process-wide owner (the repositories of one database). */
-export function windowCacheFor(owner: object): WindowCache {
-  let cache = caches.get(owner);
-  if (!cache) caches.set(owner, (cache = new WindowCache()));
-  return cache;
 }
