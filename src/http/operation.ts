@@ -39,6 +39,12 @@ function registeredNames(): Set<string> {
   return names;
 }
 
+/*
+ * Process-wide by design, not instance state: these bound the label values of the one metrics registry of the process
+ * (src/metrics/registry.ts), which every instance in the process writes to and /metrics serves whole. Kept per
+ * instance, N instances in one process would admit N × MAX_FREE_NAMES names into that registry. `registered` is the
+ * trusted-document manifest shipped with the code, read once and never changed.
+ */
 let registered: Set<string> | null = null;
 const freeNames = new Set<string>();
 
