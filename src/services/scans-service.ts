@@ -1,29 +1,15 @@
 import type { RequestContext } from './context';
-import type { Deps } from '../core/deps';
 import type { Principal } from '../auth/principal';
 import { appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc } from '../data/builds-repo';
-import type { ScanDoc, ScanEngine } from '../data/scans-repo';
+import type { ScanDoc } from '../data/scans-repo';
 import { newId } from '../core/ids';
 import { previewFindings, scoreAndGrade, type Finding, type PreviewMeta } from '../scan';
-
-export interface ScanSummary {
-  id: string;
-  engine: ScanEngine;
-  grade: string;
-  score: number;
-}
 
 /** A scan of the credential's app (staff: any app); null for an unknown id or another app's scan. */
 export async function getScan(ctx: RequestContext, id: string): Promise<ScanDoc | null> {
   const access = authorize(ctx, 'scans:read', { write: false });
   return ctx.repos.scans.findById(appFilter(access), id);
-}
-
-/** The scans made of a build, oldest first. The caller has already been allowed to read the build. */
-export async function scanSummariesOfBuild(ctx: { repos: Deps['repos'] }, build: { id: string; appId: string }): Promise<ScanSummary[]> {
-  const docs = await ctx.repos.scans.listForBuild(build.appId, build.id);
-  return docs.map((s) => ({ id: s._id, engine: s.engine, grade: s.grade, score: s.score }));
 }
 
 /** A scan document with its score and grade computed from its findings (the only place both are derived). */
