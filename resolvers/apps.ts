@@ -16,6 +16,7 @@ import {
 import { asOptionalDate, connectionFields, type MappedResolvers } from './views';
 import { appDashboardFields } from './dashboards';
 import { appSignerFields } from './signers';
+import { appSuppressionFields } from './suppressions';
 
 const app: MappedResolvers<AppResolvers, AppDoc> = {
   id: (a) => a._id,
@@ -31,6 +32,7 @@ const app: MappedResolvers<AppResolvers, AppDoc> = {
   latestBuild: (a, { platform }, ctx) => latestBuild(ctx, a, platform ?? null),
   ...appDashboardFields,
   ...appSignerFields,
+  ...appSuppressionFields,
 };
 
 const appConnection: MappedResolvers<AppConnectionResolvers, AppConnectionPage> = connectionFields<AppDoc>();

@@ -16,6 +16,7 @@ import { staffResolvers } from './staff';
 import { dashboardResolvers } from './dashboards';
 import { nodeResolvers } from './nodes';
 import { signerResolvers } from './signers';
+import { suppressionResolvers } from './suppressions';
 
 /**
  * Every domain's resolvers, as the typed parts makeExecutableSchema merges per type (src/graphql/schema.ts).
@@ -39,4 +40,5 @@ export const resolvers: Resolvers[] = [
   dashboardResolvers,
   nodeResolvers,
   signerResolvers,
+  suppressionResolvers,
 ];

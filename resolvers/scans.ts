@@ -8,6 +8,11 @@ const scan: MappedResolvers<ScanResolvers, ScanDoc> = {
   id: (s) => s._id,
   app: (s, _a, ctx) => appOf(ctx, s.appId),
   build: (s, _a, ctx) => buildOfApp(ctx, s.appId, s.buildId),
+  // Scans stored before baselines existed were never compared: null and empty, never a guess.
+  baseline: (s) => s.baseline ?? null,
+  diff: (s) => s.diff ?? null,
+  fixedFindings: (s) => s.fixedFindings ?? [],
+  unsuppressed: (s) => s.unsuppressed ?? [],
 };
 
 const scanConnection: MappedResolvers<ScanConnectionResolvers, ScanConnectionPage> = connectionFields<ScanDoc>();

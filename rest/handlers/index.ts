@@ -11,6 +11,7 @@ import * as oidcRules from './oidc-rules';
 import * as auditEvents from './audit-events';
 import * as webhooks from './webhooks';
 import * as signers from './signers';
+import * as suppressions from './suppressions';
 
 /** Every operation of the contract has its handler, typed by it: a missing or mistyped one is a compile error. */
 export const handlers = bindAll({
@@ -37,4 +38,7 @@ export const handlers = bindAll({
   deleteWebhook: webhooks.deleteWebhook,
   listSigners: signers.listSigners,
   recordSigner: signers.recordSigner,
+  createSuppression: suppressions.createSuppression,
+  listSuppressions: suppressions.listSuppressions,
+  deleteSuppression: suppressions.deleteSuppression,
 } satisfies RestHandlers);

@@ -27,6 +27,15 @@ export const getScan: RestHandler<'getScan'> = async (call, ctx) => {
   const body: RestScan = {
     ...scan,
     target: { ...scan.target, version: scan.target.version ?? null },
+    // Scans stored before fingerprints existed answer null: they were never compared.
+    findings: scan.findings.map((f) => ({
+      ...f,
+      fingerprint: f.fingerprint ?? null,
+      status: f.status ?? null,
+      suppressed: f.suppressed ? { ...f.suppressed, expiresAt: new Date(f.suppressed.expiresAt).toISOString() } : null,
+    })),
+    baseline: scan.baseline ?? null,
+    diff: scan.diff ?? null,
     signing: restSigning(scan.signing),
     inventory: scan.inventory ?? null,
     createdAt: new Date(scan.createdAt).toISOString(),

@@ -14,7 +14,7 @@ export function randomAlnum(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'app' | 'key' | 'bld' | 'scn' | 'thr' | 'rul' | 'aud' | 'stf' | 'job' | 'whk' | 'whd' | 'atk';
+export type IdPrefix = 'app' | 'key' | 'bld' | 'scn' | 'thr' | 'rul' | 'aud' | 'stf' | 'job' | 'whk' | 'whd' | 'atk' | 'sup';
 
 /** Public resource ids: a type prefix and 20 random characters, e.g. bld_4fZ0... */
 export function newId(prefix: IdPrefix): string {

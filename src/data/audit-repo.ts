@@ -10,6 +10,9 @@ export const AUDIT_ACTIONS = [
   'oidc.rule_pinned',
   // A deliberate re-key: an app's key holder (rules:write) records the signer of a package.
   'signer.recorded',
+  // An accepted finding (rules:write): the suppression and the finding it names.
+  'suppression.created',
+  'suppression.deleted',
   // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
   'app.created',
   'api_key.created',

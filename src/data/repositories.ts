@@ -19,6 +19,7 @@ import { ThreatEventIdsRepo } from './threat-event-ids-repo';
 import { WebhooksRepo } from './webhooks-repo';
 import { WebhookDeliveriesRepo } from './webhook-deliveries-repo';
 import { WebhookSpikesRepo } from './webhook-spikes-repo';
+import { SuppressionsRepo } from './suppressions-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -42,6 +43,7 @@ export interface Repositories {
   webhooks: WebhooksRepo;
   webhookDeliveries: WebhookDeliveriesRepo;
   webhookSpikes: WebhookSpikesRepo;
+  suppressions: SuppressionsRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -66,6 +68,7 @@ export function createRepositories(db: Db): Repositories {
     webhooks: new WebhooksRepo(db),
     webhookDeliveries: new WebhookDeliveriesRepo(db),
     webhookSpikes: new WebhookSpikesRepo(db),
+    suppressions: new SuppressionsRepo(db),
   };
 }
 

@@ -1,9 +1,12 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
-import type { Finding, Platform } from '../scan';
+import type { FindingRef, Platform, ScanFinding } from '../scan';
 import type { ScanInventory, ScanSigning } from '../scan/model/types';
 
 export type ScanEngine = 'preview' | 'static';
+
+export type ScanBaselineRef = { scanId: string; buildId: string };
+export type ScanDiffCounts = { new: number; existing: number; fixed: number };
 
 export interface ScanDoc {
   _id: string; // scn_...
@@ -13,7 +16,19 @@ export interface ScanDoc {
   grade: string;
   score: number;
   target: { platform: Platform; name: string; version: string | null };
-  findings: Finding[];
+  findings: ScanFinding[];
+  /**
+   * When the scanned build was registered: the baseline of a scan is the latest scan of a build registered before
+   * (by this, then buildId), whatever order scans complete in. Absent on scans stored before baselines existed:
+   * such a scan is never a baseline.
+   */
+  buildCreatedAt?: Date;
+  /** The scan the findings were compared with; null when none; absent on scans stored before baselines existed. */
+  baseline?: ScanBaselineRef | null;
+  diff?: ScanDiffCounts | null;
+  fixedFindings?: FindingRef[];
+  /** Findings suppressed in the baseline whose suppression no longer applies. */
+  unsuppressed?: FindingRef[];
   /** Static scans: who signed the package (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
   signing?: ScanSigning | null;
   /** Static scans: what the package holds (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */

@@ -206,6 +206,8 @@ export type Mutation = {
   deleteOidcRule: Scalars['Boolean']['output'];
   /** Records a deliberate re-key (rules:write): the package's recorded signer is replaced. Audited as signer.recorded. */
   recordSigner: SignerRecord;
+  createSuppression: Suppression;
+  deleteSuppression: Scalars['Boolean']['output'];
   createWebhook: CreatedWebhook;
   deleteWebhook: Scalars['Boolean']['output'];
 };
@@ -267,6 +269,18 @@ export type MutationDeleteOidcRuleArgs = {
 export type MutationRecordSignerArgs = {
   appId: Scalars['ID']['input'];
   input: RecordSignerInput;
+};
+
+
+export type MutationCreateSuppressionArgs = {
+  appId: Scalars['ID']['input'];
+  input: CreateSuppressionInput;
+};
+
+
+export type MutationDeleteSuppressionArgs = {
+  appId: Scalars['ID']['input'];
+  suppressionId: Scalars['ID']['input'];
 };
 
 
@@ -344,6 +358,8 @@ export type App = Node & {
   refusedExchanges: Array<RefusalDay>;
   /** The recorded signing identity of each of its packages, by package then platform (at most 100). */
   signers: Array<SignerRecord>;
+  /** The app's suppressions, newest first, expired ones included until deleted. */
+  suppressions: SuppressionConnection;
 };
 
 
@@ -432,6 +448,13 @@ export type AppRefusedExchangesArgs = {
 /** A tenant: it owns builds, scans, security events, keys and trust rules. */
 export type AppSignersArgs = {
   package?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppSuppressionsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type AppEdge = {
@@ -888,6 +911,44 @@ export type Finding = {
   title: Scalars['String']['output'];
   detail: Scalars['String']['output'];
   fix: Scalars['String']['output'];
+  /** Lowercase hex SHA-256 of the rule id, the place it is about and the package; null on scans stored before fingerprints existed. */
+  fingerprint?: Maybe<Scalars['String']['output']>;
+  /** new or existing against the scan's baseline; null on scans stored before fingerprints existed. */
+  status?: Maybe<FindingStatus>;
+  /** The suppression that accepted the finding when the scan was made (it then cost no penalty). */
+  suppressed?: Maybe<FindingSuppression>;
+};
+
+export type FindingStatus =
+  | 'new'
+  | 'existing';
+
+export type FindingSuppression = {
+  __typename?: 'FindingSuppression';
+  id: Scalars['ID']['output'];
+  reason: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+};
+
+/** A finding named by its rule, fingerprint and title (fixed, or come back). */
+export type FindingRef = {
+  __typename?: 'FindingRef';
+  id: Scalars['ID']['output'];
+  fingerprint: Scalars['String']['output'];
+  title: Scalars['String']['output'];
+};
+
+export type ScanBaseline = {
+  __typename?: 'ScanBaseline';
+  scanId: Scalars['ID']['output'];
+  buildId: Scalars['ID']['output'];
+};
+
+export type ScanDiff = {
+  __typename?: 'ScanDiff';
+  new: Scalars['Int']['output'];
+  existing: Scalars['Int']['output'];
+  fixed: Scalars['Int']['output'];
 };
 
 export type ScanTarget = {
@@ -907,6 +968,14 @@ export type Scan = Node & {
   score: Scalars['Int']['output'];
   target: ScanTarget;
   findings: Array<Finding>;
+  /** The scan the findings are compared with (static: the latest earlier-registered build's static scan of the same package; preview: the previous build's preview). Null when none, and on scans stored before fingerprints existed. */
+  baseline?: Maybe<ScanBaseline>;
+  /** Counts against the baseline; null on scans stored before fingerprints existed. */
+  diff?: Maybe<ScanDiff>;
+  /** The baseline's findings absent from this scan. */
+  fixedFindings: Array<FindingRef>;
+  /** Findings suppressed in the baseline and not any more: they count again. */
+  unsuppressed: Array<FindingRef>;
   createdAt: Scalars['DateTime']['output'];
   /** The app the scan belongs to. */
   app: App;
@@ -1049,6 +1118,46 @@ export type StaffIdentity = {
   name?: Maybe<Scalars['String']['output']>;
   /** When the token stops working (it can be revoked sooner). */
   expiresAt: Scalars['DateTime']['output'];
+};
+
+/** An accepted finding of an app: until expiresAt, scans list the findings it matches with suppressed and take no penalty for them. */
+export type Suppression = {
+  __typename?: 'Suppression';
+  id: Scalars['ID']['output'];
+  appId: Scalars['ID']['output'];
+  /** The rule id it accepts. */
+  findingId: Scalars['String']['output'];
+  /** The one instance it accepts; null for every instance of the rule. */
+  fingerprint?: Maybe<Scalars['String']['output']>;
+  reason: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+  /** active, or expired (kept until deleted). */
+  status: Scalars['String']['output'];
+  /** Who created it: api_key:<id>, oidc_rule:<id>, staff:<id>. */
+  createdBy: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type SuppressionEdge = {
+  __typename?: 'SuppressionEdge';
+  cursor: Scalars['String']['output'];
+  node: Suppression;
+};
+
+/** Suppressions, newest first (createdAt, then id). */
+export type SuppressionConnection = {
+  __typename?: 'SuppressionConnection';
+  edges: Array<SuppressionEdge>;
+  nodes: Array<Suppression>;
+  pageInfo: PageInfo;
+  totalCount?: Maybe<Scalars['Int']['output']>;
+};
+
+export type CreateSuppressionInput = {
+  findingId: Scalars['String']['input'];
+  fingerprint?: InputMaybe<Scalars['String']['input']>;
+  reason: Scalars['String']['input'];
+  expiresAt: Scalars['DateTime']['input'];
 };
 
 export type Detection =
@@ -1346,6 +1455,11 @@ export type ResolversTypes = {
   ScanEngine: ScanEngine;
   Severity: Severity;
   Finding: ResolverTypeWrapper<Finding>;
+  FindingStatus: FindingStatus;
+  FindingSuppression: ResolverTypeWrapper<FindingSuppression>;
+  FindingRef: ResolverTypeWrapper<FindingRef>;
+  ScanBaseline: ResolverTypeWrapper<ScanBaseline>;
+  ScanDiff: ResolverTypeWrapper<ScanDiff>;
   ScanTarget: ResolverTypeWrapper<ScanTarget>;
   Scan: ResolverTypeWrapper<ScanDoc>;
   ScanEdge: ResolverTypeWrapper<Omit<ScanEdge, 'node'> & { node: ResolversTypes['Scan'] }>;
@@ -1363,6 +1477,10 @@ export type ResolversTypes = {
   RecordSignerInput: RecordSignerInput;
   StaffRole: StaffRole;
   StaffIdentity: ResolverTypeWrapper<StaffIdentity>;
+  Suppression: ResolverTypeWrapper<Suppression>;
+  SuppressionEdge: ResolverTypeWrapper<SuppressionEdge>;
+  SuppressionConnection: ResolverTypeWrapper<SuppressionConnection>;
+  CreateSuppressionInput: CreateSuppressionInput;
   Detection: Detection;
   Verdict: Verdict;
   ThreatAction: ThreatAction;
@@ -1434,6 +1552,10 @@ export type ResolversParentTypes = {
   ClaimInput: ClaimInput;
   OidcDryRun: OidcDryRun;
   Finding: Finding;
+  FindingSuppression: FindingSuppression;
+  FindingRef: FindingRef;
+  ScanBaseline: ScanBaseline;
+  ScanDiff: ScanDiff;
   ScanTarget: ScanTarget;
   Scan: ScanDoc;
   ScanEdge: Omit<ScanEdge, 'node'> & { node: ResolversParentTypes['Scan'] };
@@ -1449,6 +1571,10 @@ export type ResolversParentTypes = {
   SignerRecord: SignerRecord;
   RecordSignerInput: RecordSignerInput;
   StaffIdentity: StaffIdentity;
+  Suppression: Suppression;
+  SuppressionEdge: SuppressionEdge;
+  SuppressionConnection: SuppressionConnection;
+  CreateSuppressionInput: CreateSuppressionInput;
   Threat: ThreatDoc;
   ThreatEdge: Omit<ThreatEdge, 'node'> & { node: ResolversParentTypes['Threat'] };
   ThreatConnection: ThreatConnectionPage;
@@ -1510,6 +1636,8 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   createOidcRule?: Resolver<ResolversTypes['OidcRule'], ParentType, ContextType, RequireFields<MutationCreateOidcRuleArgs, 'appId' | 'input'>>;
   deleteOidcRule?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteOidcRuleArgs, 'appId' | 'ruleId'>>;
   recordSigner?: Resolver<ResolversTypes['SignerRecord'], ParentType, ContextType, RequireFields<MutationRecordSignerArgs, 'appId' | 'input'>>;
+  createSuppression?: Resolver<ResolversTypes['Suppression'], ParentType, ContextType, RequireFields<MutationCreateSuppressionArgs, 'appId' | 'input'>>;
+  deleteSuppression?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteSuppressionArgs, 'appId' | 'suppressionId'>>;
   createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'appId' | 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'appId' | 'webhookId'>>;
 };
@@ -1533,6 +1661,7 @@ export type AppResolvers<ContextType = RequestContext, ParentType extends Resolv
   buildTrend?: Resolver<Array<ResolversTypes['BuildDay']>, ParentType, ContextType, RequireFields<AppBuildTrendArgs, 'range'>>;
   refusedExchanges?: Resolver<Array<ResolversTypes['RefusalDay']>, ParentType, ContextType, RequireFields<AppRefusedExchangesArgs, 'range'>>;
   signers?: Resolver<Array<ResolversTypes['SignerRecord']>, ParentType, ContextType, Partial<AppSignersArgs>>;
+  suppressions?: Resolver<ResolversTypes['SuppressionConnection'], ParentType, ContextType, RequireFields<AppSuppressionsArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1781,6 +1910,32 @@ export type FindingResolvers<ContextType = RequestContext, ParentType extends Re
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   detail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fingerprint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<Maybe<ResolversTypes['FindingStatus']>, ParentType, ContextType>;
+  suppressed?: Resolver<Maybe<ResolversTypes['FindingSuppression']>, ParentType, ContextType>;
+};
+
+export type FindingSuppressionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['FindingSuppression'] = ResolversParentTypes['FindingSuppression']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type FindingRefResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['FindingRef'] = ResolversParentTypes['FindingRef']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  fingerprint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ScanBaselineResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanBaseline'] = ResolversParentTypes['ScanBaseline']> = {
+  scanId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  buildId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type ScanDiffResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanDiff'] = ResolversParentTypes['ScanDiff']> = {
+  new?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  existing?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  fixed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ScanTargetResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanTarget'] = ResolversParentTypes['ScanTarget']> = {
@@ -1798,6 +1953,10 @@ export type ScanResolvers<ContextType = RequestContext, ParentType extends Resol
   score?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   target?: Resolver<ResolversTypes['ScanTarget'], ParentType, ContextType>;
   findings?: Resolver<Array<ResolversTypes['Finding']>, ParentType, ContextType>;
+  baseline?: Resolver<Maybe<ResolversTypes['ScanBaseline']>, ParentType, ContextType>;
+  diff?: Resolver<Maybe<ResolversTypes['ScanDiff']>, ParentType, ContextType>;
+  fixedFindings?: Resolver<Array<ResolversTypes['FindingRef']>, ParentType, ContextType>;
+  unsuppressed?: Resolver<Array<ResolversTypes['FindingRef']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   app?: Resolver<ResolversTypes['App'], ParentType, ContextType>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
@@ -1884,6 +2043,30 @@ export type StaffIdentityResolvers<ContextType = RequestContext, ParentType exte
   role?: Resolver<ResolversTypes['StaffRole'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type SuppressionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Suppression'] = ResolversParentTypes['Suppression']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  findingId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fingerprint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdBy?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type SuppressionEdgeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SuppressionEdge'] = ResolversParentTypes['SuppressionEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Suppression'], ParentType, ContextType>;
+};
+
+export type SuppressionConnectionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SuppressionConnection'] = ResolversParentTypes['SuppressionConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['SuppressionEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Suppression']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
 export type ThreatResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Threat'] = ResolversParentTypes['Threat']> = {
@@ -1998,6 +2181,10 @@ export type Resolvers<ContextType = RequestContext> = {
   RuleOutcome?: RuleOutcomeResolvers<ContextType>;
   OidcDryRun?: OidcDryRunResolvers<ContextType>;
   Finding?: FindingResolvers<ContextType>;
+  FindingSuppression?: FindingSuppressionResolvers<ContextType>;
+  FindingRef?: FindingRefResolvers<ContextType>;
+  ScanBaseline?: ScanBaselineResolvers<ContextType>;
+  ScanDiff?: ScanDiffResolvers<ContextType>;
   ScanTarget?: ScanTargetResolvers<ContextType>;
   Scan?: ScanResolvers<ContextType>;
   ScanEdge?: ScanEdgeResolvers<ContextType>;
@@ -2012,6 +2199,9 @@ export type Resolvers<ContextType = RequestContext> = {
   ScanSigning?: ScanSigningResolvers<ContextType>;
   SignerRecord?: SignerRecordResolvers<ContextType>;
   StaffIdentity?: StaffIdentityResolvers<ContextType>;
+  Suppression?: SuppressionResolvers<ContextType>;
+  SuppressionEdge?: SuppressionEdgeResolvers<ContextType>;
+  SuppressionConnection?: SuppressionConnectionResolvers<ContextType>;
   Threat?: ThreatResolvers<ContextType>;
   ThreatEdge?: ThreatEdgeResolvers<ContextType>;
   ThreatConnection?: ThreatConnectionResolvers<ContextType>;

@@ -47,12 +47,16 @@ export const GRADE_BANDS: ReadonlyArray<{ grade: string; min: number }> = Object
  */
 export const UNANALYSED_FINDING_IDS: ReadonlySet<string> = new Set(['package.unreadable', 'package.wrong-platform', 'scan.incomplete']);
 
-type Scored = Pick<Finding, 'severity'> & { id?: string };
+type Scored = Pick<Finding, 'severity'> & { id?: string; suppressed?: unknown };
 
-/** 100 minus the sum of penalties, floored at 0; 0 when a finding says the package was not analysed. */
+/**
+ * 100 minus the sum of penalties, floored at 0; 0 when a finding says the package was not analysed. A suppressed
+ * finding (accepted by the app until a date) costs nothing; removing a penalty only raises the score, and a finding
+ * that is not suppressed still only lowers it, so the scoring stays monotonic in unsuppressed findings.
+ */
 export function scoreFindings(findings: readonly Scored[]): number {
   if (findings.some((f) => f.id !== undefined && UNANALYSED_FINDING_IDS.has(f.id))) return 0;
-  const penalty = findings.reduce((sum, f) => sum + SEVERITY_PENALTIES[f.severity], 0);
+  const penalty = findings.reduce((sum, f) => sum + (f.suppressed ? 0 : SEVERITY_PENALTIES[f.severity]), 0);
   return Math.max(0, 100 - penalty);
 }
 

@@ -512,6 +512,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{id}/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the suppressions of an app
+         * @description The app's suppressions, newest first, expired ones included (`status: expired`) until deleted. Needs
+         *     `rules:read` for this app.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Accept a finding until a date
+         * @description Accepts a finding of the app's scans: from the next scan on, a finding it matches stays listed with
+         *     `suppressed` and costs no penalty, until `expiresAt`. It matches by `fingerprint` when one is given (one
+         *     instance: this component, this domain, this library of this package), else by the rule id `findingId`
+         *     (every instance, in every package of the app). `reason` (1 to 500 characters) says why, for whoever reads
+         *     the scan later; `expiresAt` must be in the future and at most 366 days ahead, so an accepted risk is
+         *     looked at again. The critical signature findings (`android.signature-invalid`, `android.signer-changed`,
+         *     `ios.seal-broken`, `ios.team-changed`) cannot be suppressed (422 naming `/findingId`): a package signed by
+         *     someone else is never a known risk. An app holds at most 500 suppressions, expired ones included until
+         *     deleted (422 beyond). Recorded in the audit trail as `suppression.created`. Needs `rules:write` for this
+         *     app.
+         */
+        post: operations["createSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{id}/suppressions/{suppressionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a suppression
+         * @description Deletes the suppression: scans made from now on count the findings it matched again (and list them in
+         *     `unsuppressed`). Recorded in the audit trail as `suppression.deleted`. Needs `rules:write` for this app.
+         */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/apps/{id}/signers": {
         parameters: {
             query?: never;
@@ -597,7 +652,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];
@@ -736,6 +791,78 @@ export interface components {
             title: string;
             detail: string;
             fix: string;
+            /**
+             * @description The same for the same rule at the same place across builds of a package, different for two instances of
+             *     one rule (two components, two domains, two libraries): lowercase hex SHA-256 of
+             *     `<rule id>\n<location>\n<package>`, never of volatile text (versions, dates, counts). Null on scans
+             *     stored before fingerprints existed.
+             */
+            fingerprint: string | null;
+            /**
+             * @description `new` when the baseline (`Scan.baseline`) has no finding of this fingerprint, or when there is no baseline;
+             *     `existing` when it has. Null on scans stored before fingerprints existed.
+             * @enum {string|null}
+             */
+            status: "new" | "existing" | null;
+            /** @description The suppression that accepted this finding when the scan was made (it then costs no penalty); null otherwise. */
+            suppressed: components["schemas"]["FindingSuppression"] | null;
+        };
+        FindingSuppression: {
+            id: string;
+            reason: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        FindingRef: {
+            /** @description The rule id. */
+            id: string;
+            fingerprint: string;
+            title: string;
+        };
+        ScanBaseline: {
+            scanId: components["schemas"]["ScanId"];
+            buildId: string;
+        };
+        ScanDiff: {
+            new: number;
+            existing: number;
+            fixed: number;
+        };
+        Suppression: {
+            id: string;
+            appId: string;
+            /** @description The rule id it accepts. */
+            findingId: string;
+            /** @description The one instance it accepts; null for every instance of the rule. */
+            fingerprint: string | null;
+            reason: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @enum {string} */
+            status: "active" | "expired";
+            /** @description Who created it, as the audit trail names actors (`api_key:<id>`, `oidc_rule:<id>`, `staff:<id>`). */
+            createdBy: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SuppressionCreate: {
+            /** @description The rule id of the finding, as a scan lists it (`android.allow-backup`). */
+            findingId: string;
+            /** @description The finding's fingerprint, to accept this instance only; absent, every instance of the rule. */
+            fingerprint?: string;
+            reason: string;
+            /**
+             * Format: date-time
+             * @description In the future, at most 366 days ahead.
+             */
+            expiresAt: string;
+        };
+        SuppressionList: {
+            /** @description Newest first. */
+            data: components["schemas"]["Suppression"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         Scan: {
             id: components["schemas"]["ScanId"];
@@ -749,6 +876,26 @@ export interface components {
                 version: string | null;
             };
             findings: components["schemas"]["Finding"][];
+            /**
+             * @description The scan findings are compared with: static scans, the latest static scan of the same app, platform and
+             *     package of a build registered before this one (by the build's registration time, whatever order the
+             *     scans completed in); previews, the preview scan of the app's previous build of the same platform. Null
+             *     when there is none, and on scans stored before fingerprints existed.
+             */
+            baseline: components["schemas"]["ScanBaseline"] | null;
+            /**
+             * @description Counts against the baseline: `new` and `existing` findings of this scan, and `fixed` fingerprints of the
+             *     baseline absent now. Without a baseline every finding is new and none is fixed. Null on scans stored
+             *     before fingerprints existed.
+             */
+            diff: components["schemas"]["ScanDiff"] | null;
+            /** @description The baseline's findings absent from this scan. */
+            fixedFindings: components["schemas"]["FindingRef"][];
+            /**
+             * @description Findings of this scan that were suppressed in the baseline and are not any more (the suppression expired
+             *     or was deleted): they count again.
+             */
+            unsuppressed: components["schemas"]["FindingRef"][];
             /**
              * @description Static scans: who signed the package, `AndroidSigning` or `IosSigning` by the target's platform. Null for
              *     preview scans and for packages that could not be analysed.
@@ -1500,6 +1647,8 @@ export interface components {
         ScanIdPath: components["schemas"]["ScanId"];
         /** @description The trust rule's id. */
         RuleIdPath: string;
+        /** @description The suppression's id. */
+        SuppressionIdPath: string;
         /** @description The webhook's id. */
         WebhookIdPath: string;
         /** @description The opaque signed upload token from the build's `uploadUrl`; it is the credential. Never log it. */
@@ -2011,9 +2160,23 @@ export interface operations {
                      *           "severity": "low",
                      *           "title": "Build has no commit",
                      *           "detail": "The build was registered without a commit, so it cannot be traced to its source.",
-                     *           "fix": "Send the commit of the build in `commit`."
+                     *           "fix": "Send the commit of the build in `commit`.",
+                     *           "fingerprint": "0c6f3d0f1d5b3e0e7f6a2b4c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e",
+                     *           "status": "existing",
+                     *           "suppressed": null
                      *         }
                      *       ],
+                     *       "baseline": {
+                     *         "scanId": "scn_Kd72NwQ3pe",
+                     *         "buildId": "bld_6Gp1KkWz8b"
+                     *       },
+                     *       "diff": {
+                     *         "new": 0,
+                     *         "existing": 1,
+                     *         "fixed": 0
+                     *       },
+                     *       "fixedFindings": [],
+                     *       "unsuppressed": [],
                      *       "signing": null,
                      *       "inventory": null,
                      *       "createdAt": "2025-03-14T09:26:53Z"
@@ -2527,6 +2690,126 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The webhook was deleted. */
+            204: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. Opaque; never build or parse one. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppressions. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "findingId": "android.cleartext-domain",
+                 *       "fingerprint": "5e0c1b0e3a2f4d6c8b7a9e1f2d3c4b5a6978877665544332211000ffeeddccbb",
+                 *       "reason": "The partner's test server; removed from the release configuration in Q3 (ticket SEC-88).",
+                 *       "expiresAt": "2025-09-30T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SuppressionCreate"];
+            };
+        };
+        responses: {
+            /** @description The suppression applies to scans made from now on. */
+            201: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+                /** @description The suppression's id. */
+                suppressionId: components["parameters"]["SuppressionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression was deleted. */
             204: {
                 headers: {
                     "Service-Api-Version": components["headers"]["Service-Api-Version"];

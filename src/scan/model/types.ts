@@ -1,7 +1,7 @@
 /** How bad a finding is; each severity carries a fixed score penalty (see score.ts). */
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 
-/** One scan result line, shaped exactly like the API's Finding. */
+/** One scan result line, as a rule emits it. */
 export type Finding = {
   /** Stable rule id such as `android.debuggable`; clients may key on it. */
   id: string;
@@ -9,7 +9,28 @@ export type Finding = {
   title: string;
   detail: string;
   fix: string;
+  /**
+   * What the finding is about when its rule can fire more than once per scan: the component, domain, library path,
+   * file, permission or key. Never volatile text (versions, dates, counts, SDK levels): it goes into the finding's
+   * fingerprint (src/scan/fingerprint.ts), which must stay the same across builds. Internal: the API never shows it.
+   */
+  location?: string;
 };
+
+/** `new` when the baseline scan has no finding of the same fingerprint, `existing` when it has. */
+export type FindingStatus = 'new' | 'existing';
+
+/** The suppression that accepted a finding when its scan was made. */
+export type FindingSuppression = { id: string; reason: string; expiresAt: Date };
+
+/**
+ * A finding as a scan stores it: compared with the baseline and matched against the app's suppressions. Scans
+ * stored before fingerprints existed hold plain findings (no fingerprint, status nor suppressed).
+ */
+export type ScanFinding = Finding & { fingerprint?: string; status?: FindingStatus; suppressed?: FindingSuppression | null };
+
+/** A finding named by rule, fingerprint and title: one the baseline had and this scan has not, or one come back. */
+export type FindingRef = { id: string; fingerprint: string; title: string };
 
 export type Platform = 'android' | 'ios';
 
