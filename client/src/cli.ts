@@ -14,7 +14,9 @@ import { evaluateGate } from './gate';
 import { annotate, appendSummary, setOutputs, type Env } from './github';
 import { isGrade, type Grade } from './grades';
 import { createProgress } from './progress';
-import { findingsTable, isSerious, signerLine, summaryMarkdown } from './report';
+import { diffLine, findingsReport, isSerious, signerLine, summaryMarkdown } from './report';
+import { isSuppressed, type ComparedScan } from './baseline';
+import { isSeverity, SEVERITIES, type Severity } from './severities';
 import { signerFacts } from './signer';
 import { DEFAULT_MANIFEST, toSarif } from './sarif';
 import { uploadArtifact } from './upload';
@@ -25,13 +27,18 @@ export { VERSION };
 
 const USAGE = `Usage:
   shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
-                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--sarif FILE] [--manifest-path PATH] [--json]
-  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--sarif FILE] [--json]
+                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
+                       [--manifest-path PATH] [--json]
+  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
+                       [--sarif FILE] [--json]
   shieldgate-ci whoami [--app APP_ID] [--json]
 
 Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
 job's OIDC token exchanged for the app given by --app.
---fail-under and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange refused.`;
+--fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
+above it; the first scan of a package is the baseline and fails no --fail-on-new.
+--fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
+refused.`;
 
 const OPTIONS = {
   app: { type: 'string' },
@@ -42,6 +49,7 @@ const OPTIONS = {
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
   'fail-under': { type: 'string' },
+  'fail-on-new': { type: 'string' },
   sarif: { type: 'string' },
   'manifest-path': { type: 'string' },
   json: { type: 'boolean' },
@@ -80,6 +88,16 @@ function failUnder(values: Values): Grade | undefined {
   return value;
 }
 
+function failOnNew(values: Values): Severity | undefined {
+  const value = values['fail-on-new'];
+  if (value === undefined) return undefined;
+  if (!isSeverity(value)) throw new CliError(`--fail-on-new must be one of ${SEVERITIES.join(', ')}, not "${value}"`);
+  return value;
+}
+
+/** Asked to gate or to write SARIF: the command waits for the scan. */
+const waits = (values: Values) => Boolean(values.wait || values['fail-under'] || values['fail-on-new'] || values.sarif);
+
 function timeoutMs(values: Values): number {
   if (values.timeout === undefined) return 600_000;
   if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError('--timeout must be a number of seconds');
@@ -97,12 +115,13 @@ function serverUrl(env: Env): string {
 /** Prints the scan, writes SARIF, summary, annotations and outputs, and applies the gate. */
 function finish(run: Run, scan: Scan, buildId: string): ExitCode {
   const { io, values, say } = run;
-  const floor = failUnder(values);
-  const gate = evaluateGate(scan, floor);
-  say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
+  const gates = { failUnder: failUnder(values), failOnNew: failOnNew(values) };
+  const gate = evaluateGate(scan, gates);
+  say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)${diffLine(scan)}`);
   const signer = signerLine(scan);
   if (signer) say(signer);
-  findingsTable(scan.findings).forEach(say);
+  findingsReport(scan).forEach(say);
+  gate.notes.forEach(say);
   if (values.sarif && gate.analysed) {
     const manifestPath = values['manifest-path'] ?? DEFAULT_MANIFEST[scan.target.platform];
     const sarif = toSarif(scan, { manifestPath, toolVersion: VERSION, informationUri: run.serverUrl });
@@ -114,10 +133,14 @@ function finish(run: Run, scan: Scan, buildId: string): ExitCode {
     fs.rmSync(values.sarif, { force: true });
     say(`no SARIF written: the package could not be analysed`);
   }
-  for (const f of scan.findings.filter(isSerious)) annotate(io.env, 'error', `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
-  appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
+  // Accepted findings are not shouted about on every build; their suppression is in the table and the summary.
+  for (const f of scan.findings.filter((x) => isSerious(x) && !isSuppressed(x))) annotate(io.env, 'error', `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
+  appendSummary(io.env, summaryMarkdown(scan, buildId, { ...gates, ...gate }));
   setOutputs(io.env, { 'build-id': buildId, 'scan-id': scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), findings: scan.findings }));
+  if (values.json) {
+    const { baseline = null, diff = null, fixedFindings = [], unsuppressed = [] } = scan as ComparedScan;
+    io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), baseline, diff, fixedFindings, unsuppressed, findings: scan.findings }));
+  }
   if (!gate.passed) {
     io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? '')}\n`);
     return EXIT.gate;
@@ -133,6 +156,7 @@ async function upload(run: Run): Promise<ExitCode> {
   const version = required(values, 'version');
   if (platform !== 'android' && platform !== 'ios') throw new CliError('--platform must be android or ios');
   failUnder(values);
+  failOnNew(values);
   const timeout = timeoutMs(values);
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
 
@@ -155,7 +179,7 @@ async function upload(run: Run): Promise<ExitCode> {
   await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(printable(line) + '\n') });
   say(`artifact of build ${build.id} uploaded`);
 
-  if (!values.wait && !values['fail-under'] && !values.sarif) {
+  if (!waits(values)) {
     if (values.json) io.stdout.write(jsonLine({ buildId: build.id }));
     return EXIT.ok;
   }
@@ -167,9 +191,10 @@ async function scanCommand(run: Run, buildId: string | undefined): Promise<ExitC
   const { io, values, api } = run;
   if (!buildId) throw new CliError('scan needs a BUILD_ID');
   failUnder(values);
+  failOnNew(values);
   const timeout = timeoutMs(values);
   const credential = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'));
-  if (values.wait || values['fail-under'] || values.sarif) return finish(run, await waitForStaticScan(api, credential, buildId, timeout, run.say), buildId);
+  if (waits(values)) return finish(run, await waitForStaticScan(api, credential, buildId, timeout, run.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === 'static') ?? build.scans[build.scans.length - 1];
   if (!latest) throw new CliError(`build ${buildId} has no scan yet`);

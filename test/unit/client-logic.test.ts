@@ -19,9 +19,9 @@ import { findingsTable, signerLine, summaryMarkdown } from '../../client/src/rep
 const jws = (payload: unknown) => `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.c2ln`;
 
 function scan(findings: Scan['findings'], grade = 'B', appId = 'app_abcdef'): Scan {
-  return { id: 'scn_x', appId, engine: 'static', grade: grade as Scan['grade'], score: 85, target: { platform: 'android', name: 'x', version: '1' }, findings, signing: null, inventory: null, createdAt: new Date(0).toISOString() };
+  return { id: 'scn_x', appId, engine: 'static', grade: grade as Scan['grade'], score: 85, target: { platform: 'android', name: 'x', version: '1' }, findings, signing: null, inventory: null, createdAt: new Date(0).toISOString() } as Scan;
 }
-const finding = (id: string, severity: 'low' | 'medium' | 'high' | 'critical' = 'high') => ({ id, severity, title: `t ${id}`, detail: 'd', fix: `fix ${id}` });
+const finding = (id: string, severity: 'low' | 'medium' | 'high' | 'critical' = 'high') => ({ id, severity, title: `t ${id}`, detail: 'd', fix: `fix ${id}` }) as Scan['findings'][number];
 
 describe('claims of a refused job', () => {
   it('decodes only the claims rules look at, and suggests a rule written with names for an immutable subject', () => {
@@ -46,8 +46,8 @@ describe('gate', () => {
     expect(gradeBelow('B', 'B')).toBe(false);
     expect(gradeBelow('B-', 'B')).toBe(true);
     expect(gradeBelow('A+', 'F')).toBe(false);
-    expect(evaluateGate(scan([], 'C'), 'B')).toEqual({ passed: false, analysed: true, reason: 'grade C is under B' });
-    expect(evaluateGate(scan([], 'A'), 'B')).toEqual({ passed: true, analysed: true });
+    expect(evaluateGate(scan([], 'C'), 'B')).toEqual({ passed: false, analysed: true, failed: ['fail-under'], reason: 'grade C is under B (--fail-under)', notes: [] });
+    expect(evaluateGate(scan([], 'A'), 'B')).toEqual({ passed: true, analysed: true, failed: [], notes: [] });
   });
   it('fails a scan that could not analyse its package, with or without a floor', () => {
     expect(evaluateGate(scan([finding('scan.incomplete')], 'F'), undefined)).toMatchObject({ passed: false, analysed: false });
