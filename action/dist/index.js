@@ -805,6 +805,27 @@ async function digestFile(path) {
   return { sizeBytes, sha256: hash.digest("hex") };
 }
 
+// client/src/baseline.ts
+function comparisonOf(scan) {
+  if (scan.baseline && scan.diff) return "baseline";
+  if (scan.baseline !== null) return "none";
+  const fingerprinted = scan.findings.length > 0 && scan.findings.every((f) => typeof f.fingerprint === "string");
+  return scan.diff || fingerprinted ? "first" : "none";
+}
+var isSuppressed = (f) => Boolean(f.suppressed);
+function findingSections(scan) {
+  const comparison = comparisonOf(scan);
+  const back = new Set((scan.unsuppressed ?? []).map((ref) => ref.fingerprint));
+  const sections = { comparison, baseline: scan.baseline ?? null, new: [], fixed: scan.fixedFindings ?? [], cameBack: [], existing: [], suppressed: [] };
+  for (const f of scan.findings) {
+    if (isSuppressed(f)) sections.suppressed.push(f);
+    else if (comparison === "baseline" && f.status === "new") sections.new.push(f);
+    else if (f.fingerprint && back.has(f.fingerprint)) sections.cameBack.push(f);
+    else sections.existing.push(f);
+  }
+  return sections;
+}
+
 // client/src/grades.ts
 var GRADES = ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D+", "D", "D-", "F"];
 function isGrade(value) {
@@ -816,12 +837,51 @@ function gradeBelow(grade, floor) {
 }
 var NOT_ANALYSED_FINDINGS = ["package.unreadable", "package.wrong-platform", "scan.incomplete"];
 
+// client/src/severities.ts
+var SEVERITIES = ["low", "medium", "high", "critical"];
+function isSeverity(value) {
+  return SEVERITIES.includes(value);
+}
+function atOrAbove(severity, floor) {
+  return SEVERITIES.indexOf(severity) >= SEVERITIES.indexOf(floor);
+}
+
 // client/src/gate.ts
-function evaluateGate(scan, failUnder2) {
+function newFindingsGated(scan, floor) {
+  const candidates = scan.findings.filter((f) => !isSuppressed(f) && atOrAbove(f.severity, floor));
+  switch (comparisonOf(scan)) {
+    case "baseline":
+      return { findings: candidates.filter((f) => f.status === "new") };
+    case "first":
+      return {
+        findings: [],
+        note: `--fail-on-new: no baseline yet (the first static scan of this package): no finding counts as new, and this scan is the baseline of the next build${candidates.length ? ` (${candidates.length} unsuppressed finding(s) at or above ${floor} now)` : ""}`
+      };
+    case "none":
+      return { findings: candidates, note: "--fail-on-new: the service did not compare this scan with a baseline (a service or scan older than baselines): every unsuppressed finding counts as new" };
+  }
+}
+var names = (findings) => [...new Set(findings.map((f) => f.id))].join(", ");
+function evaluateGate(scan, failUnderOrOptions) {
+  const opts = typeof failUnderOrOptions === "string" ? { failUnder: failUnderOrOptions } : failUnderOrOptions ?? {};
   const notAnalysed = scan.findings.find((f) => NOT_ANALYSED_FINDINGS.includes(f.id));
-  if (notAnalysed) return { passed: false, analysed: false, reason: `the package could not be analysed (${notAnalysed.id})` };
-  if (failUnder2 && gradeBelow(scan.grade, failUnder2)) return { passed: false, analysed: true, reason: `grade ${scan.grade} is under ${failUnder2}` };
-  return { passed: true, analysed: true };
+  if (notAnalysed) return { passed: false, analysed: false, failed: [], reason: `the package could not be analysed (${notAnalysed.id})`, notes: [] };
+  const failed = [];
+  const reasons = [];
+  const notes = [];
+  if (opts.failUnder && gradeBelow(scan.grade, opts.failUnder)) {
+    failed.push("fail-under");
+    reasons.push(`grade ${scan.grade} is under ${opts.failUnder} (--fail-under)`);
+  }
+  if (opts.failOnNew) {
+    const gated = newFindingsGated(scan, opts.failOnNew);
+    if (gated.note) notes.push(gated.note);
+    if (gated.findings.length) {
+      failed.push("fail-on-new");
+      reasons.push(`${gated.findings.length} new finding(s) at or above ${opts.failOnNew}: ${names(gated.findings)} (--fail-on-new)`);
+    }
+  }
+  return failed.length ? { passed: false, analysed: true, failed, reason: reasons.join("; "), notes } : { passed: true, analysed: true, failed, notes };
 }
 
 // client/src/progress.ts
@@ -897,17 +957,75 @@ function sortFindings(findings) {
 }
 var clip = (text, width) => text.length <= width ? text : `${text.slice(0, width - 1)}\u2026`;
 var tableCell = (text, width) => clip(printable(text), width);
-function findingsTable(findings) {
-  if (findings.length === 0) return ["No findings."];
-  const rows = sortFindings(findings).map((f) => [printable(f.severity), printable(f.id), tableCell(f.title, 60), tableCell(f.fix, 90)]);
-  const header = ["SEVERITY", "ID", "TITLE", "FIX"];
+function textTable(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const format = (row) => row.map((cell2, i) => i === row.length - 1 ? cell2 : cell2.padEnd(widths[i])).join("  ");
   return [format(header), ...rows.map(format)];
 }
+function findingsTable(findings) {
+  if (findings.length === 0) return ["No findings."];
+  return textTable(["SEVERITY", "ID", "TITLE", "FIX"], sortFindings(findings).map((f) => [printable(f.severity), printable(f.id), tableCell(f.title, 60), tableCell(f.fix, 90)]));
+}
+function diffLine(scan) {
+  const comparison = comparisonOf(scan);
+  if (comparison === "first") return ", no baseline yet (the first static scan of this package)";
+  if (comparison === "none" || !scan.diff || !scan.baseline) return "";
+  const d = scan.diff;
+  return `: ${d.new} new, ${d.existing} existing, ${d.fixed} fixed since build ${printable(scan.baseline.buildId)}`;
+}
+var expiryDay = (s) => s.expiresAt.slice(0, 10);
+function findingsReport(scan) {
+  const s = findingSections(scan);
+  if (s.comparison === "none" && s.suppressed.length === 0) return findingsTable(scan.findings);
+  const since = s.baseline ? ` since build ${printable(s.baseline.buildId)}` : "";
+  const lines = [];
+  const section = (title, body) => lines.push("", `${title}:`, ...body.map((line) => `  ${line}`));
+  if (s.comparison === "baseline") {
+    section(`New${since} (${s.new.length})`, s.new.length ? findingsTable(s.new) : ["None."]);
+    section(`Fixed${since} (${s.fixed.length})`, s.fixed.length ? textTable(["ID", "TITLE"], s.fixed.map((f) => [printable(f.id), tableCell(f.title, 90)])) : ["None."]);
+  }
+  if (s.cameBack.length) section(`Back after their suppression expired (${s.cameBack.length})`, findingsTable(s.cameBack));
+  const existingTitle = s.comparison === "baseline" ? "Existing" : s.comparison === "first" ? "Findings (no baseline yet: this scan is the baseline of the next build)" : "Findings (not compared with a baseline)";
+  section(`${existingTitle} (${s.existing.length})`, s.existing.length ? findingsTable(s.existing) : ["None."]);
+  if (s.suppressed.length) {
+    const rows = sortFindings(s.suppressed).map((f) => [printable(f.severity), printable(f.id), tableCell(f.title, 60), tableCell(f.suppressed.reason, 60), printable(expiryDay(f.suppressed))]);
+    section(`Suppressed (${s.suppressed.length})`, textTable(["SEVERITY", "ID", "TITLE", "REASON", "EXPIRES"], rows));
+  }
+  return lines.slice(1);
+}
 var MARKDOWN_SYNTAX = /[\\`*_[\]()!<>#|~&]/g;
 var cell = (text) => printable(text).replace(MARKDOWN_SYNTAX, "\\$&");
 var code = (text) => printable(text).replace(/`/g, "'").replace(/\|/g, "\\|");
+var findingRows = (findings) => [
+  "| Severity | Id | Title | Fix |",
+  "|---|---|---|---|",
+  ...sortFindings(findings).map((f) => `| ${cell(f.severity)} | \`${code(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`)
+];
+function findingSectionsMarkdown(scan) {
+  const s = findingSections(scan);
+  if (s.comparison === "none" && s.suppressed.length === 0) return scan.findings.length ? findingRows(scan.findings) : ["No findings."];
+  const since = s.baseline ? ` since build \`${code(s.baseline.buildId)}\`` : "";
+  const lines = [];
+  const section = (title, body) => lines.push("", `#### ${title}`, "", ...body);
+  if (s.comparison === "baseline") {
+    section(`New${since} (${s.new.length})`, s.new.length ? findingRows(s.new) : ["None."]);
+    const fixed = ["| Id | Title |", "|---|---|", ...s.fixed.map((f) => `| \`${code(f.id)}\` | ${cell(f.title)} |`)];
+    section(`Fixed${since} (${s.fixed.length})`, s.fixed.length ? fixed : ["None."]);
+  }
+  if (s.cameBack.length) section(`Back after their suppression expired (${s.cameBack.length})`, findingRows(s.cameBack));
+  const existingTitle = s.comparison === "baseline" ? "Existing" : s.comparison === "first" ? "Findings (no baseline yet: this scan is the baseline of the next build)" : "Findings (not compared with a baseline)";
+  section(`${existingTitle} (${s.existing.length})`, s.existing.length ? findingRows(s.existing) : ["None."]);
+  if (s.suppressed.length) {
+    const rows = sortFindings(s.suppressed).map((f) => `| ${cell(f.severity)} | \`${code(f.id)}\` | ${cell(f.title)} | ${cell(f.suppressed.reason)} | ${cell(expiryDay(f.suppressed))} |`);
+    section(`Suppressed (${s.suppressed.length})`, ["| Severity | Id | Title | Reason | Expires |", "|---|---|---|---|---|", ...rows]);
+  }
+  return lines.slice(1);
+}
+function gateLine(gate) {
+  const asked = [gate.failUnder && `fail under ${cell(gate.failUnder)}`, gate.failOnNew && `fail on new ${cell(gate.failOnNew)} or above`].filter(Boolean);
+  if (!gate.passed) return `**Gate failed**: ${cell(gate.reason ?? "")}.`;
+  return asked.length ? `Gate passed (${asked.join("; ")}).` : null;
+}
 function summaryMarkdown(scan, buildId, gate) {
   const lines = [
     `### shieldgate: grade ${scan.grade} (score ${scan.score})`,
@@ -916,13 +1034,10 @@ function summaryMarkdown(scan, buildId, gate) {
   ];
   const signer = signerLine(scan, (sha) => `\`${code(sha)}\``, cell);
   if (signer) lines.push("", signer);
-  if (gate.failUnder) lines.push("", gate.passed ? `Gate passed (fail under ${gate.failUnder}).` : `**Gate failed**: ${gate.reason}.`);
-  lines.push("");
-  if (scan.findings.length === 0) lines.push("No findings.");
-  else {
-    lines.push("| Severity | Id | Title | Fix |", "|---|---|---|---|");
-    for (const f of sortFindings(scan.findings)) lines.push(`| ${cell(f.severity)} | \`${code(f.id)}\` | ${cell(f.title)} | ${cell(f.fix)} |`);
-  }
+  const verdict = gateLine(gate);
+  if (verdict) lines.push("", verdict);
+  for (const note of gate.notes ?? []) lines.push("", `Note: ${cell(note)}.`);
+  lines.push("", ...findingSectionsMarkdown(scan));
   return lines.join("\n") + "\n";
 }
 var isSerious = (f) => f.severity === "high" || f.severity === "critical";
@@ -943,6 +1058,16 @@ var DEFAULT_MANIFEST = {
 };
 function fingerprint(scan, finding) {
   return (0, import_node_crypto3.createHash)("sha256").update(`${scan.appId}\0${scan.target.platform}\0${finding.id}\0${finding.title}`).digest("hex");
+}
+var SERVICE_FINGERPRINT_KEY = "shieldgate/v1";
+var BASELINE_STATE = { new: "new", existing: "unchanged" };
+function baselineProperties(f) {
+  const out = {};
+  if (f.status) out.baselineState = BASELINE_STATE[f.status];
+  if (f.suppressed) {
+    out.suppressions = [{ kind: "external", status: "accepted", justification: f.suppressed.reason, properties: { suppressionId: f.suppressed.id, expiresAt: f.suppressed.expiresAt } }];
+  }
+  return out;
 }
 function toSarif(scan, opts) {
   const findings = sortFindings(scan.findings);
@@ -965,7 +1090,9 @@ function toSarif(scan, opts) {
     level: LEVELS[f.severity],
     message: { text: `${f.title}. ${f.detail}` },
     locations: [{ physicalLocation: { artifactLocation: { uri: opts.manifestPath, uriBaseId: "%SRCROOT%" }, region: { startLine: 1 } } }],
-    partialFingerprints: { "shieldgateFinding/v2": fingerprint(scan, f) }
+    // The client's own fingerprint keeps the alerts made before the service fingerprinted findings.
+    partialFingerprints: { "shieldgateFinding/v2": fingerprint(scan, f), ...f.fingerprint ? { [SERVICE_FINGERPRINT_KEY]: f.fingerprint } : {} },
+    ...baselineProperties(f)
   }));
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -976,7 +1103,7 @@ function toSarif(scan, opts) {
         automationDetails: { id: `shieldgate/${scan.target.platform}/` },
         results,
         // Who signed the package (null when the scan does not say): code scanning keeps it with the run.
-        properties: { scanId: scan.id, grade: scan.grade, score: scan.score, signer: signerFacts(scan) }
+        properties: { scanId: scan.id, grade: scan.grade, score: scan.score, signer: signerFacts(scan), baseline: scan.baseline ?? null, diff: scan.diff ?? null }
       }
     ]
   };
@@ -1187,13 +1314,18 @@ var VERSION = "1.0.0";
 // client/src/cli.ts
 var USAGE = `Usage:
   shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
-                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--sarif FILE] [--manifest-path PATH] [--json]
-  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--sarif FILE] [--json]
+                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
+                       [--manifest-path PATH] [--json]
+  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
+                       [--sarif FILE] [--json]
   shieldgate-ci whoami [--app APP_ID] [--json]
 
 Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
 job's OIDC token exchanged for the app given by --app.
---fail-under and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange refused.`;
+--fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
+above it; the first scan of a package is the baseline and fails no --fail-on-new.
+--fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
+refused.`;
 var OPTIONS = {
   app: { type: "string" },
   file: { type: "string" },
@@ -1203,6 +1335,7 @@ var OPTIONS = {
   wait: { type: "boolean" },
   timeout: { type: "string" },
   "fail-under": { type: "string" },
+  "fail-on-new": { type: "string" },
   sarif: { type: "string" },
   "manifest-path": { type: "string" },
   json: { type: "boolean" },
@@ -1219,6 +1352,13 @@ function failUnder(values) {
   if (!isGrade(value)) throw new CliError(`--fail-under must be a grade from A+ to F, not "${value}"`);
   return value;
 }
+function failOnNew(values) {
+  const value = values["fail-on-new"];
+  if (value === void 0) return void 0;
+  if (!isSeverity(value)) throw new CliError(`--fail-on-new must be one of ${SEVERITIES.join(", ")}, not "${value}"`);
+  return value;
+}
+var waits = (values) => Boolean(values.wait || values["fail-under"] || values["fail-on-new"] || values.sarif);
 function timeoutMs(values) {
   if (values.timeout === void 0) return 6e5;
   if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError("--timeout must be a number of seconds");
@@ -1232,12 +1372,13 @@ function serverUrl(env) {
 }
 function finish(run2, scan, buildId) {
   const { io, values, say } = run2;
-  const floor = failUnder(values);
-  const gate = evaluateGate(scan, floor);
-  say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)`);
+  const gates = { failUnder: failUnder(values), failOnNew: failOnNew(values) };
+  const gate = evaluateGate(scan, gates);
+  say(`scan ${scan.id}: grade ${scan.grade}, score ${scan.score}, ${scan.findings.length} finding(s)${diffLine(scan)}`);
   const signer = signerLine(scan);
   if (signer) say(signer);
-  findingsTable(scan.findings).forEach(say);
+  findingsReport(scan).forEach(say);
+  gate.notes.forEach(say);
   if (values.sarif && gate.analysed) {
     const manifestPath = values["manifest-path"] ?? DEFAULT_MANIFEST[scan.target.platform];
     const sarif = toSarif(scan, { manifestPath, toolVersion: VERSION, informationUri: run2.serverUrl });
@@ -1247,10 +1388,13 @@ function finish(run2, scan, buildId) {
     import_node_fs4.default.rmSync(values.sarif, { force: true });
     say(`no SARIF written: the package could not be analysed`);
   }
-  for (const f of scan.findings.filter(isSerious)) annotate(io.env, "error", `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
-  appendSummary(io.env, summaryMarkdown(scan, buildId, { failUnder: floor, ...gate }));
+  for (const f of scan.findings.filter((x) => isSerious(x) && !isSuppressed(x))) annotate(io.env, "error", `shieldgate ${f.severity}: ${f.id}`, `${f.title}. Fix: ${f.fix}`, io.stdout);
+  appendSummary(io.env, summaryMarkdown(scan, buildId, { ...gates, ...gate }));
   setOutputs(io.env, { "build-id": buildId, "scan-id": scan.id, grade: scan.grade, score: String(scan.score) });
-  if (values.json) io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), findings: scan.findings }));
+  if (values.json) {
+    const { baseline = null, diff = null, fixedFindings = [], unsuppressed = [] } = scan;
+    io.stdout.write(jsonLine({ buildId, scanId: scan.id, grade: scan.grade, score: scan.score, gate, signer: signerFacts(scan), baseline, diff, fixedFindings, unsuppressed, findings: scan.findings }));
+  }
   if (!gate.passed) {
     io.stderr.write(`shieldgate-ci: gate failed: ${printable(gate.reason ?? "")}
 `);
@@ -1266,6 +1410,7 @@ async function upload(run2) {
   const version = required(values, "version");
   if (platform !== "android" && platform !== "ios") throw new CliError("--platform must be android or ios");
   failUnder(values);
+  failOnNew(values);
   const timeout = timeoutMs(values);
   if (!import_node_fs4.default.existsSync(file) || !import_node_fs4.default.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
   const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + "\n"));
@@ -1287,7 +1432,7 @@ async function upload(run2) {
   const progress = createProgress(digest.sizeBytes, io.stderr, io.tty);
   await uploadArtifact({ api, credential, build, file, progress, log: (line) => io.stderr.write(printable(line) + "\n") });
   say(`artifact of build ${build.id} uploaded`);
-  if (!values.wait && !values["fail-under"] && !values.sarif) {
+  if (!waits(values)) {
     if (values.json) io.stdout.write(jsonLine({ buildId: build.id }));
     return EXIT.ok;
   }
@@ -1298,9 +1443,10 @@ async function scanCommand(run2, buildId) {
   const { io, values, api } = run2;
   if (!buildId) throw new CliError("scan needs a BUILD_ID");
   failUnder(values);
+  failOnNew(values);
   const timeout = timeoutMs(values);
   const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"));
-  if (values.wait || values["fail-under"] || values.sarif) return finish(run2, await waitForStaticScan(api, credential, buildId, timeout, run2.say), buildId);
+  if (waits(values)) return finish(run2, await waitForStaticScan(api, credential, buildId, timeout, run2.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === "static") ?? build.scans[build.scans.length - 1];
   if (!latest) throw new CliError(`build ${buildId} has no scan yet`);
@@ -1368,6 +1514,7 @@ async function run() {
   const optional = [
     ["commit", "commit"],
     ["fail-under", "fail-under"],
+    ["fail-on-new", "fail-on-new"],
     ["sarif", "sarif"],
     ["manifest-path", "manifest-path"],
     ["timeout", "timeout"]

@@ -14,6 +14,7 @@ async function run(): Promise<number> {
   const optional: Array<[string, string]> = [
     ['commit', 'commit'],
     ['fail-under', 'fail-under'],
+    ['fail-on-new', 'fail-on-new'],
     ['sarif', 'sarif'],
     ['manifest-path', 'manifest-path'],
     ['timeout', 'timeout'],
