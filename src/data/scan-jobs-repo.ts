@@ -1,5 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
+import type { Finding, Platform } from '../scan';
+import type { ScanInventory, ScanSigning } from '../scan/model/types';
 
 export type ScanJobState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -20,8 +22,25 @@ export interface ScanJobDoc {
   analysingSince?: Date | null;
   /** Attempts whose holder died while the package was being analysed (see JobRunner: MAX_INTERRUPTED_ANALYSES). */
   interruptedAnalyses?: number;
+  /**
+   * A finished analysis waiting to be compared with its baseline (an earlier-registered build of the app still had
+   * its scan to make): kept here so that the attempt that writes the scan does not analyse the package again.
+   */
+  pendingScan?: PendingScan | null;
+  /** Times the job was put back to wait for an earlier build's scan; not attempts (JobRunner counts attempts - deferrals). */
+  deferrals?: number;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What an analysis (and the signing continuity check after it) found, as the scan will hold it. */
+export interface PendingScan {
+  target: { platform: Platform; name: string; version: string | null };
+  /** Whether the package named itself (a package that could not be read has no baseline). */
+  named: boolean;
+  findings: Finding[];
+  signing: ScanSigning | null;
+  inventory: ScanInventory | null;
 }
 
 /**
@@ -42,6 +61,8 @@ export class ScanJobsRepo {
       { key: { appId: 1, buildId: 1 }, name: 'app_build' },
       // The jobs being run now, whose apps wait behind every other app's (claim): a handful per instance.
       { key: { state: 1, leaseUntil: 1 }, name: 'state_lease' },
+      // An app's unfinished jobs, which a finished analysis may have to wait for before it picks its baseline.
+      { key: { appId: 1, state: 1 }, name: 'app_state' },
     ]);
   }
   /** Queues the job; false when the build already has one. */
@@ -102,6 +123,24 @@ export class ScanJobsRepo {
   /** Every outcome clears the analysis mark with it, in one write: an unmark lost to an error is never left behind. */
   private async finish(id: string, attempts: number, set: Partial<ScanJobDoc>): Promise<boolean> {
     const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: { ...set, analysingSince: null } });
+    return r.modifiedCount === 1;
+  }
+  /**
+   * Puts the job back in the queue to run at `runAfter`, keeping its finished analysis; fenced like every transition.
+   * `attempts` keeps growing (it is the fencing token), and `deferrals` with it, so the attempt is not counted.
+   */
+  async defer(id: string, attempts: number, now: Date, runAfter: Date, pending: PendingScan): Promise<boolean> {
+    return this.finishWith(id, attempts, { $set: { state: 'queued', leaseUntil: null, runAfter, pendingScan: pending, updatedAt: now, analysingSince: null }, $inc: { deferrals: 1 } });
+  }
+  /** The app's jobs not done nor failed, other than `exceptId` (build ids only): at most `limit`. */
+  async unfinishedOfApp(appId: string, exceptId: string, limit: number): Promise<Array<Pick<ScanJobDoc, '_id' | 'buildId'>>> {
+    return this.col
+      .find({ appId, state: { $in: ['queued', 'running'] }, _id: { $ne: exceptId } }, { projection: { _id: 1, buildId: 1 } })
+      .limit(limit)
+      .toArray();
+  }
+  private async finishWith(id: string, attempts: number, update: { $set: Partial<ScanJobDoc>; $inc: Partial<Record<'deferrals', number>> }): Promise<boolean> {
+    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, update);
     return r.modifiedCount === 1;
   }
   findByBuild(appId: string, buildId: string): Promise<ScanJobDoc | null> {

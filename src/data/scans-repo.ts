@@ -49,6 +49,8 @@ export class ScansRepo {
       // App.scans, newest first, of every engine or of one.
       { key: { appId: 1, createdAt: -1, _id: -1 }, name: 'app_created_id' },
       { key: { appId: 1, engine: 1, createdAt: -1, _id: -1 }, name: 'app_engine_created_id' },
+      // The baseline of a scan: the latest of an earlier-registered build, of one app, engine, platform and package.
+      { key: { appId: 1, engine: 1, 'target.platform': 1, 'target.name': 1, buildCreatedAt: -1, buildId: -1 }, name: 'app_engine_target_build_created' },
     ]);
   }
   /**
@@ -81,6 +83,26 @@ export class ScansRepo {
     if (engine) filter.engine = engine;
     if (after) filter.$or = [{ createdAt: { $lt: after.at } }, { createdAt: after.at, _id: { $lt: after.id } }];
     return this.col.find(filter).sort({ createdAt: -1, _id: -1 }).limit(limit + 1).toArray();
+  }
+  /**
+   * The baseline of a scan of a build registered at `before.at`: the latest scan of the same app, engine, platform and
+   * package whose build was registered before it (by registration time, then build id: a total order, whatever order
+   * the scans completed in). One indexed read. Scans without buildCreatedAt (stored before baselines existed, or of a
+   * package not analysed) never match.
+   */
+  async baselineFor(key: { appId: string; engine: ScanEngine; platform: Platform; name: string }, before: { at: Date; buildId: string }): Promise<ScanDoc | null> {
+    const [latest] = await this.col
+      .find({
+        appId: key.appId,
+        engine: key.engine,
+        'target.platform': key.platform,
+        'target.name': key.name,
+        $or: [{ buildCreatedAt: { $lt: before.at } }, { buildCreatedAt: before.at, buildId: { $lt: before.buildId } }],
+      })
+      .sort({ buildCreatedAt: -1, buildId: -1 })
+      .limit(1)
+      .toArray();
+    return latest ?? null;
   }
   count(appId: string, engine: ScanEngine | null): Promise<number> {
     const filter: Filter<ScanDoc> = { appId };

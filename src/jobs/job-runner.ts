@@ -11,8 +11,11 @@ function recordAttempt(outcome: 'done' | 'retry' | 'failed', startedAt: bigint =
 
 /** What a kind of job does; `run` throws to ask for a retry, `giveUp` records the final failure for the client. */
 export interface JobHandler {
-  /** `stopping` is aborted when the runner stops: start nothing that a kill at the stop timeout would interrupt. */
-  run(job: ScanJobDoc, stopping: AbortSignal): Promise<void>;
+  /**
+   * `stopping` is aborted when the runner stops: start nothing that a kill at the stop timeout would interrupt.
+   * 'deferred': the handler put the job back in the queue itself (ScanJobsRepo.defer), an attempt not counted.
+   */
+  run(job: ScanJobDoc, stopping: AbortSignal): Promise<void | 'deferred'>;
   giveUp(job: ScanJobDoc): Promise<void>;
   /** Finds work that should have been queued but was not (a crash in between); run now and then. */
   sweep?(): Promise<number>;
@@ -42,6 +45,11 @@ export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, le
 /** Retry back-off: 10 s, 20 s, 40 s, ... at most 5 minutes (measured on the service clock). */
 export function backoffMs(attempts: number): number {
   return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
+}
+
+/** Claims that count against maxAttempts: a claim whose job was deferred (waiting for another job) is not one. */
+export function countedAttempts(job: Pick<ScanJobDoc, 'attempts' | 'deferrals'>): number {
+  return job.attempts - (job.deferrals ?? 0);
 }
 
 /** lastError is internal, but keep it short and one line. */
@@ -178,7 +186,7 @@ export class JobRunner {
   private async process(job: ScanJobDoc): Promise<void> {
     const log = this.logger.child({ jobId: job._id, buildId: job.buildId, attempt: job.attempts });
     // A holder that crashed during the last allowed attempt leaves a job that is claimed once more: give up now.
-    if (job.attempts > this.options.maxAttempts) return this.giveUp(job, job.lastError ?? 'interrupted', log);
+    if (countedAttempts(job) > this.options.maxAttempts) return this.giveUp(job, job.lastError ?? 'interrupted', log);
     if (job.analysingSince) {
       const interrupted = await this.jobs.noteInterrupted(job._id, job.attempts);
       log.warn({ interrupted }, 'the last holder of this scan job died while analysing its package');
@@ -195,21 +203,22 @@ export class JobRunner {
     renewer.unref();
     const startedAt = process.hrtime.bigint();
     try {
-      await this.handler.run(job, this.stopping.signal);
+      const outcome = await this.handler.run(job, this.stopping.signal);
       clearInterval(renewer);
+      if (outcome === 'deferred') return log.info('scan job deferred: an earlier build of the app is still being scanned');
       await this.jobs.complete(job._id, job.attempts, this.clock.now());
       recordAttempt('done', startedAt);
       log.info('scan job done');
     } catch (err) {
       clearInterval(renewer);
       const reason = describe(err);
-      if (job.attempts >= this.options.maxAttempts && !this.stopping.signal.aborted) {
+      if (countedAttempts(job) >= this.options.maxAttempts && !this.stopping.signal.aborted) {
         recordAttempt('failed', startedAt);
         return this.giveUp(job, reason, log);
       }
       const now = this.clock.now();
       // Stopped before it could run: another instance may take it at once.
-      const runAfter = this.stopping.signal.aborted ? now : new Date(now.getTime() + backoffMs(job.attempts));
+      const runAfter = this.stopping.signal.aborted ? now : new Date(now.getTime() + backoffMs(countedAttempts(job)));
       await this.jobs.retryLater(job._id, job.attempts, now, runAfter, reason);
       recordAttempt('retry', startedAt);
       log.warn({ reason }, 'scan job failed; retrying later');

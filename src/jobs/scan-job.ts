@@ -1,18 +1,30 @@
 import { notifyScanCompleted } from '../webhooks/enqueue';
 import type { Deps } from '../core/deps';
-import type { ScanJobDoc } from '../data/scan-jobs-repo';
+import type { PendingScan, ScanJobDoc } from '../data/scan-jobs-repo';
+import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc } from '../data/scans-repo';
-import type { Finding } from '../scan';
+import { UNANALYSED_FINDING_IDS, type Finding } from '../scan';
 import type { StaticAnalysis } from '../scan/static';
 import { ScanWorkers } from '../scan/worker';
 import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
-import { MAX_INTERRUPTED_ANALYSES } from './job-runner';
+import { MAX_INTERRUPTED_ANALYSES, countedAttempts } from './job-runner';
+import { compareScan, earlierScanPending } from '../services/scan-baseline';
 import { operatorContext } from '../services/operator-context';
 import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
 import { LIMITS } from '../scan/static/package/limits';
-import type { ScanInventory, ScanSigning } from '../scan/model/types';
+
+/**
+ * While an earlier-registered build of the app still has its static scan to make, a finished analysis waits this
+ * long before looking again (the job goes back to the queue with its analysis kept, not counted as an attempt).
+ */
+export const DEFER_MS = 5_000;
+/**
+ * Bound of the waiting: the earlier job always ends (its last attempt writes a scan), at worst after its 5 attempts,
+ * leases and back-offs (about 50 minutes); past 2 hours of waiting the scan is compared with what exists.
+ */
+export const MAX_DEFERRALS = 1_440;
 
 /**
  * The id of the static scan a job makes, derived from the job: an attempt that wrote its scan and crashed before
@@ -36,14 +48,34 @@ export function scanWorkersFor(config: Deps['config']): ScanWorkers {
  * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
  * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
  */
-export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config), stopping?: AbortSignal): Promise<void> {
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config), stopping?: AbortSignal): Promise<void | 'deferred'> {
+  const scanId = staticScanId(job);
+  const written = await deps.repos.scans.findById(job.appId, scanId);
+  if (written) return recordStaticGrade(operatorContext(deps, null), written); // written by an earlier attempt, which may have stopped before this
+  const build = await deps.repos.builds.findById(job.appId, job.buildId);
+  if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
+  const pending = job.pendingScan ?? (await analyse(deps, job, { ...build, artifact: build.artifact }, workers, stopping));
+  // The baseline is the latest scan of an earlier-registered build: while one of those is still being made, wait
+  // for it, so the answer never depends on which analysis finished first.
+  // A package not analysed (unreadable, stopped at a limit) is compared with nothing and is never a baseline: every
+  // finding of the last build would otherwise read as fixed, and come back as new after it.
+  const comparable = pending.named && !pending.findings.some((f) => UNANALYSED_FINDING_IDS.has(f.id));
+  if (comparable && (job.deferrals ?? 0) < MAX_DEFERRALS && (await earlierScanPending(deps, job, build))) {
+    const now = deps.clock.now();
+    if (await deps.repos.scanJobs.defer(job._id, job.attempts, now, new Date(now.getTime() + DEFER_MS), pending)) return 'deferred';
+    throw new Error('the job was taken over while deferring');
+  }
+  const at = deps.clock.now();
+  const key = { appId: job.appId, engine: 'static' as const, target: pending.target, build, pkg: pending.target.name, at, comparable };
+  const compared = await compareScan(deps, key, pending.findings);
+  await writeStaticScan(deps, scanDoc({ _id: scanId, appId: job.appId, buildId: job.buildId, engine: 'static', target: pending.target, ...compared, signing: pending.signing, inventory: pending.inventory, createdAt: at }));
+}
+
+/** Analyses the build's package in a worker and checks its signer's continuity: what the scan will hold. */
+async function analyse(deps: Deps, job: ScanJobDoc, build: BuildDoc & { artifact: NonNullable<BuildDoc['artifact']> }, workers: ScanWorkers, stopping?: AbortSignal): Promise<PendingScan> {
   const scanId = staticScanId(job);
   // A job runs as the operator, like every piece of work no request asked for.
   const ctx = operatorContext(deps, null);
-  const written = await deps.repos.scans.findById(job.appId, scanId);
-  if (written) return recordStaticGrade(ctx, written); // written by an earlier attempt, which may have stopped before this
-  const build = await deps.repos.builds.findById(job.appId, job.buildId);
-  if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
 
   const fileName = `${build._id}.${build.platform === 'ios' ? 'ipa' : 'apk'}`;
   const local = await copyArtifactToTemp(deps.artifacts, build.artifact.storageKey, fileName, build.artifact.sha256);
@@ -77,7 +109,7 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   // Continuity findings join the analyser's before the scan is scored (scanDoc), so a changed signer lowers the grade.
   const continuity = named ? await checkSigningContinuity(ctx, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
   const findings = withFindings(analysis.findings, continuity, LIMITS.findings);
-  await writeStaticScan(deps, staticScan(deps, job, target, findings, named ? analysis.signing : null, named ? analysis.inventory : null));
+  return { target, named, findings, signing: named ? analysis.signing : null, inventory: named ? analysis.inventory : null };
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
@@ -89,7 +121,11 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
     version: build?.version ?? null,
   };
   const interrupted = (job.interruptedAnalyses ?? 0) >= MAX_INTERRUPTED_ANALYSES;
-  await writeStaticScan(deps, staticScan(deps, job, target, [interrupted ? interruptedFinding() : incompleteFinding(job.attempts)], null, null));
+  const findings = [interrupted ? interruptedFinding() : incompleteFinding(countedAttempts(job))];
+  // Compared with nothing and never a baseline, but suppressions are matched like any scan's (none applies to these).
+  const at = deps.clock.now();
+  const compared = await compareScan(deps, { appId: job.appId, engine: 'static', target, build: { _id: job.buildId, createdAt: build?.createdAt ?? at }, pkg: target.name, at, comparable: false }, findings);
+  await writeStaticScan(deps, scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, ...compared, signing: null, inventory: null, createdAt: at }));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
@@ -98,11 +134,16 @@ async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   // Either way the stored scan's grade: a retry's write of the same id leaves the first scan as it was.
   await recordStaticGrade(operatorContext(deps, null), inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
   if (!inserted) return;
-  await notifyScanCompleted(deps, { appId: scan.appId, scanId: scan._id, buildId: scan.buildId, grade: scan.grade, score: scan.score });
-}
-
-function staticScan(deps: Deps, job: ScanJobDoc, target: ScanDoc['target'], findings: Finding[], signing: ScanSigning | null, inventory: ScanInventory | null): ScanDoc {
-  return scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, findings, signing, inventory, createdAt: deps.clock.now() });
+  await notifyScanCompleted(deps, {
+    appId: scan.appId,
+    scanId: scan._id,
+    buildId: scan.buildId,
+    grade: scan.grade,
+    score: scan.score,
+    diff: scan.diff ?? null,
+    fixedFindings: scan.fixedFindings ?? [],
+    unsuppressed: scan.unsuppressed ?? [],
+  });
 }
 
 /** A package whose analysis ended the service's process (not only its worker) more than once. */

@@ -4,7 +4,8 @@ import { appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc } from '../data/scans-repo';
 import { newId } from '../core/ids';
-import { previewFindings, scoreAndGrade, type Finding, type PreviewMeta } from '../scan';
+import { previewFindings, previewPackage, scoreAndGrade, type PreviewMeta } from '../scan';
+import { compareScan } from './scan-baseline';
 
 /** A scan of the credential's app (staff: any app); null for an unknown id or another app's scan. */
 export async function getScan(ctx: RequestContext, id: string): Promise<ScanDoc | null> {
@@ -12,7 +13,7 @@ export async function getScan(ctx: RequestContext, id: string): Promise<ScanDoc 
   return ctx.repos.scans.findById(appFilter(access), id);
 }
 
-/** A scan document with its score and grade computed from its findings (the only place both are derived). */
+/** A scan document with its score and grade computed from its findings (the only place both are derived): suppressed findings cost nothing. */
 export function scanDoc(fields: Omit<ScanDoc, 'score' | 'grade'>): ScanDoc {
   return { ...fields, ...scoreAndGrade(fields.findings) };
 }
@@ -48,15 +49,24 @@ export async function createPreviewScan(ctx: RequestContext, build: BuildDoc): P
     keyMode: mode,
     provenance: build.provenance ?? null,
   });
+  const target = { platform: build.platform, name: await appName(ctx, build.appId), version: build.version };
+  const createdAt = ctx.clock.now();
+  // Against the preview of the app's previous build of the platform (by registration time); previews name no
+  // package, so their fingerprints are of the app and platform.
+  const compared = await compareScan(
+    ctx,
+    { appId: build.appId, engine: 'preview', target, build, pkg: previewPackage(build.appId, build.platform), at: createdAt, comparable: true },
+    findings,
+  );
   const doc = scanDoc({
     _id: newId('scn'),
     appId: build.appId,
     buildId: build._id,
     engine: 'preview',
-    target: { platform: build.platform, name: await appName(ctx, build.appId), version: build.version },
-    findings,
+    target,
+    ...compared,
     signing: null, // a preview reads no package: nothing is signed yet
-    createdAt: ctx.clock.now(),
+    createdAt,
   });
   await ctx.repos.scans.insertOnce(doc);
   return doc;

@@ -4,6 +4,7 @@ import type { WebhookDoc, WebhookEvent } from '../data/webhooks-repo';
 import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
 import { GRADE_BANDS } from '../scan/score';
+import type { FindingRef } from '../scan/model/types';
 import { newId } from '../core/ids';
 import { metrics } from '../metrics/registry';
 import { toRestThreat } from '../threats/rest-threat';
@@ -112,9 +113,43 @@ export async function notifyIngested(deps: Needs, appId: string, opened: { doc: 
 }
 
 /** After a static scan: `scan.completed` for webhooks whose gradeBelow is better than the scan's grade. */
-export async function notifyScanCompleted(deps: Needs, scan: { appId: string; scanId: string; buildId: string; grade: string; score: number }): Promise<void> {
+/** Fixed and come-back findings listed in a `scan.completed` body at most; the counts say how many there were. */
+export const SCAN_COMPLETED_LISTED = 50;
+
+export interface CompletedScan {
+  appId: string;
+  scanId: string;
+  buildId: string;
+  grade: string;
+  score: number;
+  /** Absent or null: the scan was not compared (no fixed nor come-back findings). */
+  diff?: { new: number; existing: number; fixed: number } | null;
+  fixedFindings?: FindingRef[];
+  /** Findings whose suppression expired or was deleted since the baseline: they count again. */
+  unsuppressed?: FindingRef[];
+}
+
+/**
+ * A static scan graded below a webhook's `gradeBelow`, or one in which suppressed findings came back (their
+ * suppression expired or was deleted): the team that accepted them hears that they count again.
+ */
+export async function notifyScanCompleted(deps: Needs, scan: CompletedScan): Promise<void> {
+  const fixed = scan.fixedFindings ?? [];
+  const unsuppressed = scan.unsuppressed ?? [];
+  const data = {
+    appId: scan.appId,
+    id: scan.scanId,
+    buildId: scan.buildId,
+    engine: 'static',
+    grade: scan.grade,
+    score: scan.score,
+    diff: scan.diff ?? null,
+    fixedFindings: fixed.slice(0, SCAN_COMPLETED_LISTED),
+    unsuppressed: unsuppressed.slice(0, SCAN_COMPLETED_LISTED),
+    unsuppressedCount: unsuppressed.length,
+  };
   await enqueue(deps, scan.appId, 'scan.completed', (webhooks, now) =>
-    webhooks.filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow)).map((w) => delivery(w, 'scan.completed', { appId: scan.appId, id: scan.scanId, buildId: scan.buildId, engine: 'static', grade: scan.grade, score: scan.score }, now)),
+    webhooks.filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow) || unsuppressed.length > 0).map((w) => delivery(w, 'scan.completed', data, now)),
   );
 }
 
