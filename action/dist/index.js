@@ -1311,21 +1311,7 @@ async function waitForStaticScan(api, credential, buildId, timeoutMs2, log) {
 // client/src/version.ts
 var VERSION = "1.0.0";
 
-// client/src/cli.ts
-var USAGE = `Usage:
-  shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
-                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
-                       [--manifest-path PATH] [--json]
-  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
-                       [--sarif FILE] [--json]
-  shieldgate-ci whoami [--app APP_ID] [--json]
-
-Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
-job's OIDC token exchanged for the app given by --app.
---fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
-above it; the first scan of a package is the baseline and fails no --fail-on-new.
---fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
-refused.`;
+// client/src/options.ts
 var OPTIONS = {
   app: { type: "string" },
   file: { type: "string" },
@@ -1364,6 +1350,22 @@ function timeoutMs(values) {
   if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError("--timeout must be a number of seconds");
   return Number(values.timeout) * 1e3;
 }
+
+// client/src/cli.ts
+var USAGE = `Usage:
+  shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
+                       [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
+                       [--manifest-path PATH] [--json]
+  shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
+                       [--sarif FILE] [--json]
+  shieldgate-ci whoami [--app APP_ID] [--json]
+
+Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
+job's OIDC token exchanged for the app given by --app.
+--fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
+above it; the first scan of a package is the baseline and fails no --fail-on-new.
+--fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
+refused.`;
 function serverUrl(env) {
   const url = env.SHIELDGATE_URL;
   if (!url) throw new CliError("SHIELDGATE_URL is not set (the address of the shieldgate service, e.g. https://api.example.com)");

@@ -12,16 +12,15 @@ import { jsonLine, printable, printableLines } from './log-text';
 import { digestFile } from './file-digest';
 import { evaluateGate } from './gate';
 import { annotate, appendSummary, setOutputs, type Env } from './github';
-import { isGrade, type Grade } from './grades';
 import { createProgress } from './progress';
 import { diffLine, findingsReport, isSerious, signerLine, summaryMarkdown } from './report';
 import { isSuppressed, type ComparedScan } from './baseline';
-import { isSeverity, SEVERITIES, type Severity } from './severities';
 import { signerFacts } from './signer';
 import { DEFAULT_MANIFEST, toSarif } from './sarif';
 import { uploadArtifact } from './upload';
 import { getBuild, getScan, waitForStaticScan } from './wait';
 import { VERSION } from './version';
+import { OPTIONS, failOnNew, failUnder, required, timeoutMs, waits, type Values } from './options';
 
 export { VERSION };
 
@@ -40,24 +39,6 @@ above it; the first scan of a package is the baseline and fails no --fail-on-new
 --fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
 refused.`;
 
-const OPTIONS = {
-  app: { type: 'string' },
-  file: { type: 'string' },
-  platform: { type: 'string' },
-  version: { type: 'string' },
-  commit: { type: 'string' },
-  wait: { type: 'boolean' },
-  timeout: { type: 'string' },
-  'fail-under': { type: 'string' },
-  'fail-on-new': { type: 'string' },
-  sarif: { type: 'string' },
-  'manifest-path': { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
 export interface Io {
   env: Env;
   stdout: NodeJS.WritableStream;
@@ -73,35 +54,6 @@ interface Run {
   api: ApiClient;
   /** Human lines: stdout, or stderr when --json keeps stdout for the result. */
   say: (line: string) => void;
-}
-
-function required(values: Values, name: 'app' | 'file' | 'platform' | 'version'): string {
-  const value = values[name];
-  if (!value) throw new CliError(`--${name} is required`);
-  return value;
-}
-
-function failUnder(values: Values): Grade | undefined {
-  const value = values['fail-under'];
-  if (value === undefined) return undefined;
-  if (!isGrade(value)) throw new CliError(`--fail-under must be a grade from A+ to F, not "${value}"`);
-  return value;
-}
-
-function failOnNew(values: Values): Severity | undefined {
-  const value = values['fail-on-new'];
-  if (value === undefined) return undefined;
-  if (!isSeverity(value)) throw new CliError(`--fail-on-new must be one of ${SEVERITIES.join(', ')}, not "${value}"`);
-  return value;
-}
-
-/** Asked to gate or to write SARIF: the command waits for the scan. */
-const waits = (values: Values) => Boolean(values.wait || values['fail-under'] || values['fail-on-new'] || values.sarif);
-
-function timeoutMs(values: Values): number {
-  if (values.timeout === undefined) return 600_000;
-  if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError('--timeout must be a number of seconds');
-  return Number(values.timeout) * 1000;
 }
 
 function serverUrl(env: Env): string {

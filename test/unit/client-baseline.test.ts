@@ -7,6 +7,8 @@ import { evaluateGate } from '../../client/src/gate';
 import { comparisonOf, findingSections, type ComparedFinding, type ComparedScan } from '../../client/src/baseline';
 import { SERVICE_FINGERPRINT_KEY, toSarif } from '../../client/src/sarif';
 import { diffLine, findingsReport, summaryMarkdown } from '../../client/src/report';
+import { main } from '../../client/src/cli';
+import { PassThrough } from 'node:stream';
 
 type Severity = ComparedFinding['severity'];
 const fp = (name: string) => name.padEnd(64, '0').replace(/[^0-9a-f]/g, 'a');
@@ -104,6 +106,15 @@ describe('--fail-on-new', () => {
     expect(evaluateGate(s, { failUnder: 'C', failOnNew: 'high' }).failed).toEqual(['fail-on-new']);
     expect(evaluateGate(s, { failUnder: 'B', failOnNew: 'critical' }).failed).toEqual(['fail-under']);
     expect(evaluateGate(s, { failUnder: 'C', failOnNew: 'critical' }).passed).toBe(true);
+  });
+
+  it('refuses a severity it does not know with one line and exit 1, before anything is sent', async () => {
+    let err = '';
+    const stderr = new PassThrough().on('data', (chunk) => (err += chunk));
+    const argv = ['upload', '--app', 'app_abcdef', '--file', __filename, '--platform', 'android', '--version', '1', '--fail-on-new', 'severe'];
+    // Nothing listens on port 9: a request would end in a network error, not this usage error.
+    const code = await main(argv, { env: { SHIELDGATE_URL: 'http://127.0.0.1:9' }, stdout: new PassThrough(), stderr, tty: false });
+    expect({ code, err }).toEqual({ code: 1, err: 'shieldgate-ci: --fail-on-new must be one of low, medium, high, critical, not "severe"\n' });
   });
 
   it('still fails a scan that could not analyse its package, whatever is new', () => {
