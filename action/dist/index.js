@@ -984,7 +984,7 @@ function findingsReport(scan) {
     section(`New${since} (${s.new.length})`, s.new.length ? findingsTable(s.new) : ["None."]);
     section(`Fixed${since} (${s.fixed.length})`, s.fixed.length ? textTable(["ID", "TITLE"], s.fixed.map((f) => [printable(f.id), tableCell(f.title, 90)])) : ["None."]);
   }
-  if (s.cameBack.length) section(`Back after their suppression expired (${s.cameBack.length})`, findingsTable(s.cameBack));
+  if (s.cameBack.length) section(`Back after their suppression ended (${s.cameBack.length})`, findingsTable(s.cameBack));
   const existingTitle = s.comparison === "baseline" ? "Existing" : s.comparison === "first" ? "Findings (no baseline yet: this scan is the baseline of the next build)" : "Findings (not compared with a baseline)";
   section(`${existingTitle} (${s.existing.length})`, s.existing.length ? findingsTable(s.existing) : ["None."]);
   if (s.suppressed.length) {
@@ -1012,7 +1012,7 @@ function findingSectionsMarkdown(scan) {
     const fixed = ["| Id | Title |", "|---|---|", ...s.fixed.map((f) => `| \`${code(f.id)}\` | ${cell(f.title)} |`)];
     section(`Fixed${since} (${s.fixed.length})`, s.fixed.length ? fixed : ["None."]);
   }
-  if (s.cameBack.length) section(`Back after their suppression expired (${s.cameBack.length})`, findingRows(s.cameBack));
+  if (s.cameBack.length) section(`Back after their suppression ended (${s.cameBack.length})`, findingRows(s.cameBack));
   const existingTitle = s.comparison === "baseline" ? "Existing" : s.comparison === "first" ? "Findings (no baseline yet: this scan is the baseline of the next build)" : "Findings (not compared with a baseline)";
   section(`${existingTitle} (${s.existing.length})`, s.existing.length ? findingRows(s.existing) : ["None."]);
   if (s.suppressed.length) {

@@ -3,7 +3,7 @@
 // (no baseline yet: it becomes the baseline). The second fixes one finding and adds a high one: exit 2 naming it, its
 // SARIF result `new` and every other `unchanged`, and the summary listing it as new and the fixed one as fixed. A
 // suppression is recorded for the added finding; the third build passes, and its SARIF carries the suppression with
-// its reason. The service's own scans are the oracle for status, fingerprints and fixed findings; SARIF is checked
+// its reason; once the suppression has expired, a fourth build lists the finding as back. The service's own scans are the oracle for status, fingerprints and fixed findings; SARIF is checked
 // against the SARIF 2.1.0 schema (@microsoft/jest-sarif). The bundled GitHub Action passes fail-on-new through.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -172,6 +172,19 @@ describe('shieldgate-ci --fail-on-new across three builds of a package', () => {
     expect(r3.stdout).not.toMatch(/::error title=shieldgate high%3A android\.test-only::/); // accepted: not annotated
     expect(section(r3.summary, /^#### Suppressed /)).toContain(`| high | \`android.test-only\` | Application is marked testOnly | ${reason} | ${accepted.suppressed!.expiresAt.slice(0, 10)} |`);
     expect(section(r3.summary, /^#### New /)).toContain('None.');
+
+    // Build 4, 31 days on: the suppression has expired. The finding is back (counted again, so the grade drops), listed
+    // as such; it is not new, so --fail-on-new still passes.
+    h.clock.advance(31 * 86_400_000);
+    const r4 = await step(BIN, upload(apk2, '2.4.4'), key);
+    expect({ code: r4.code, stderr: r4.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    const scan4 = await scanOf(r4, key);
+    expect(scan4.unsuppressed.map((f: { id: string }) => f.id)).toEqual(['android.test-only']);
+    expect(scan4.score).toBeLessThan(scan3.score);
+    expect(results(r4).filter((x) => x.suppressions)).toHaveLength(0);
+    expect(section(r4.summary, /^#### Back after their suppression ended \(1\)$/)).toContain('| high | `android.test-only` |');
+    expect(section(r4.summary, /^#### Existing /)).not.toContain('android.test-only');
+    expect(r4.stdout).toMatch(/::error title=shieldgate high%3A android\.test-only::/);
   });
 
   it('passes fail-on-new through the bundled GitHub Action', async () => {

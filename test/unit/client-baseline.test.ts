@@ -172,7 +172,7 @@ describe('the log and the job summary against the baseline', () => {
 
   it('prints the sections in that order in the log, with the suppression\'s reason and expiry day', () => {
     const text = findingsReport(s).join('\n');
-    const order = ['New since build bld_base (1):', 'android.test-only', 'Fixed since build bld_base (1):', 'android.min-sdk', 'Back after their suppression expired (1):', 'android.allow-backup', 'Existing (1):', 'android.cleartext-traffic', 'Suppressed (1):', 'ios.ats-x'];
+    const order = ['New since build bld_base (1):', 'android.test-only', 'Fixed since build bld_base (1):', 'android.min-sdk', 'Back after their suppression ended (1):', 'android.allow-backup', 'Existing (1):', 'android.cleartext-traffic', 'Suppressed (1):', 'ios.ats-x'];
     const positions = order.map((part) => text.indexOf(part));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -187,7 +187,7 @@ describe('the log and the job summary against the baseline', () => {
     expect(headings).toEqual([
       '#### New since build `bld_base` (1)',
       '#### Fixed since build `bld_base` (1)',
-      '#### Back after their suppression expired (1)',
+      '#### Back after their suppression ended (1)',
       '#### Existing (1)',
       '#### Suppressed (1)',
     ]);
