@@ -88,6 +88,8 @@ function boundFindings(findings: Finding[]): Finding[] {
     title: clip(oneLine(f.title), LIMITS.findingTitle),
     detail: clip(f.detail.replace(UNPRINTABLE, ' '), LIMITS.findingDetail),
     fix: clip(oneLine(f.fix), LIMITS.findingDetail),
+    // Package text (a component name, a domain) like a title: one line, clipped alike.
+    ...(f.location === undefined ? {} : { location: clip(oneLine(f.location), LIMITS.findingTitle) }),
   }));
 }
 

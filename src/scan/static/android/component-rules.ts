@@ -41,6 +41,7 @@ function exportedFindings(m: ManifestModel, c: Component): Finding[] {
         title: `Exported ${c.kind} without a permission`,
         detail: `${tag} is exported (${state.why}) and declares no android:permission${open}, so any installed app can ${verb(c)}.${browsableNote(c)}`,
         fix: `If only this app uses it, set android:exported="false" on ${tag}. If other apps of yours need it, add android:permission="${m.packageName || 'com.example'}.permission.${shortName(c.name).toUpperCase()}" and declare <permission android:name="…" android:protectionLevel="signature"/>.`,
+        location: c.name,
       },
     ];
   }
@@ -57,6 +58,7 @@ function exportedFindings(m: ManifestModel, c: Component): Finding[] {
       title: `Exported ${c.kind} guarded by a ${level} permission`,
       detail: `${tag} is exported and requires ${weak.join(', ')}, which this package defines with android:protectionLevel="${level}"; any app can request it in its own manifest and is granted it${level === 'dangerous' ? ' after one user prompt' : ' at install'}.`,
       fix: `Declare ${weak[0]} with android:protectionLevel="signature" so only apps signed with your key hold it, or set android:exported="false" on ${tag}.`,
+      location: c.name,
     },
   ];
 }
@@ -74,6 +76,7 @@ function taskFindings(m: ManifestModel, c: Component): Finding[] {
       title: 'Exported activity sets a custom taskAffinity',
       detail: `${tag} is exported and has android:taskAffinity="${c.taskAffinity}": another app can declare the same affinity, have its activities placed in that task and read the Intents (and their extras) that start ${shortName(c.name)}.`,
       fix: `Remove android:taskAffinity from ${tag}, or set it to "" so the activity never shares a task with another app.`,
+      location: c.name,
     });
   }
   const mode = c.launchMode;
@@ -84,6 +87,7 @@ function taskFindings(m: ManifestModel, c: Component): Finding[] {
       title: 'Activity exposed to task hijacking (StrandHogg)',
       detail: `${tag} has android:launchMode="${LAUNCH_MODES[mode]}" with task affinity "${affinity}" and minSdkVersion ${m.minSdk} (< 30): on Android 10 and older a malicious app that claims this affinity can slot a look-alike activity into the task (StrandHogg), e.g. to phish credentials.`,
       fix: `Add android:taskAffinity="" to ${tag} (or to <application> for every activity), keep launchMode="standard" where singleTask is not needed, or raise minSdk to 30.`,
+      location: c.name,
     });
   }
   return out;

@@ -23,6 +23,8 @@ export function networkConfigFindings(root: XmlElement, source: string, debuggab
         title: 'Network security config permits cleartext traffic to specific domains',
         detail: `${source}: <domain-config cleartextTrafficPermitted="true"> for ${domains.join(', ') || '(no domain)'}.`,
         fix: `Serve ${domains[0] ?? 'these hosts'} over HTTPS and delete cleartextTrafficPermitted="true" from that <domain-config>.`,
+        // The domains, not the file: resource shrinking may rename res/xml files from one build to the next.
+        location: domains.join(','),
       });
     }
   }
@@ -36,6 +38,7 @@ export function networkConfigFindings(root: XmlElement, source: string, debuggab
           title: 'Network security config trusts user-installed CAs',
           detail: `${source}: <certificates src="user"/> in the trust anchors of ${scope}: any CA the user (or malware, or an MDM) adds to the device can intercept the app's TLS traffic.`,
           fix: 'Remove <certificates src="user"/> from the production trust anchors; to inspect traffic during development put it inside <debug-overrides><trust-anchors>…</trust-anchors></debug-overrides>.',
+          location: scope,
         });
       }
       if (asBool(plainAttr(cert, 'overridePins')) === true) {
@@ -45,6 +48,7 @@ export function networkConfigFindings(root: XmlElement, source: string, debuggab
           title: 'Trust anchors bypass certificate pinning',
           detail: `${source}: <certificates src="${src ?? '?'}" overridePins="true"/> in ${scope}: certificates from this source are accepted even where a <pin-set> would reject them.`,
           fix: 'Remove overridePins="true" from the production trust anchors.',
+          location: `${scope} ${src ?? '?'}`,
         });
       }
     }

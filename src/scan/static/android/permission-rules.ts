@@ -20,6 +20,7 @@ export function permissionFindings(m: ManifestModel): Finding[] {
       title: `Special permission ${short(permission)}`,
       detail: `${permission} (${how}): the app ${why}.`,
       fix,
+      location: permission,
     });
   }
   const dangerous = m.requestedPermissions.filter((p) => DANGEROUS_PERMISSIONS.has(p));

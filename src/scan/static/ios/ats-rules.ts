@@ -63,6 +63,7 @@ function domainFindings(ats: PlistDict): Finding[] {
         title: `Plain HTTP allowed for ${domain}`,
         detail: `NSExceptionDomains › ${domain} › ${insecureKey} = true: connections to ${scope} may use http://, readable and modifiable on the network.`,
         fix: `Enable HTTPS on ${domain} and delete ${insecureKey} from its NSExceptionDomains entry${scope !== domain ? ' (and drop NSIncludesSubdomains if only one host needs an exception)' : ''}.`,
+        location: domain,
       });
     }
     const tlsKey = ['NSExceptionMinimumTLSVersion', 'NSTemporaryExceptionMinimumTLSVersion', 'NSThirdPartyExceptionMinimumTLSVersion']
@@ -74,6 +75,7 @@ function domainFindings(ats: PlistDict): Finding[] {
         title: `TLS below 1.2 allowed for ${domain}`,
         detail: `NSExceptionDomains › ${domain} › ${tlsKey} = ${stringAt(settings, tlsKey)}: connections to ${scope} accept ${stringAt(settings, tlsKey)}, which is deprecated (RFC 8996) and open to downgrade attacks.`,
         fix: `Enable TLS 1.2 or 1.3 on ${domain} and remove ${tlsKey} (ATS then requires TLSv1.2).`,
+        location: domain,
       });
     }
     const fsKey = ['NSExceptionRequiresForwardSecrecy', 'NSTemporaryExceptionRequiresForwardSecrecy', 'NSThirdPartyExceptionRequiresForwardSecrecy']
@@ -85,6 +87,7 @@ function domainFindings(ats: PlistDict): Finding[] {
         title: `Forward secrecy not required for ${domain}`,
         detail: `NSExceptionDomains › ${domain} › ${fsKey} = false: ${scope} may negotiate cipher suites without forward secrecy, so a later key compromise exposes recorded traffic.`,
         fix: `Enable ECDHE cipher suites on ${domain} and remove ${fsKey}.`,
+        location: domain,
       });
     }
   }

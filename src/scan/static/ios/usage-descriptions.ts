@@ -54,6 +54,7 @@ export function usageDescriptionFindings(binaries: BundleBinary[], info: PlistDi
       title: `Purpose string missing: ${p.keys[0]}`,
       detail: `${users.map((u) => u.path).slice(0, 5).join(', ')} link${users.length === 1 ? 's' : ''} ${p.framework}${via}, which accesses ${p.what}, but ${infoName} has no ${p.keys.join(' or ')}: App Store Connect refuses the upload (ITMS-90683, Missing Purpose String in Info.plist) even when the app never calls it, and iOS terminates an app that asks for the permission without one.`,
       fix: `Add ${p.keys[0]} to Info.plist (Xcode › target › Info) with a sentence the user reads in the permission prompt, for example <key>${p.keys[0]}</key><string>${p.example}</string>; if only a third-party SDK links ${p.framework}, the key is still required.`,
+      location: p.keys[0],
     });
   }
   return findings;

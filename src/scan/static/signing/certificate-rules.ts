@@ -57,6 +57,7 @@ function oneCertificate(cert: X509Certificate, der: Buffer, schemes: string, now
       title: 'Signed with the Android debug certificate',
       detail: `The package is signed by ${who}, the key Android Studio generates in ~/.android/debug.keystore; it is not protected, Google Play rejects it, and anyone holding a copy of that keystore can ship updates that replace this app.`,
       fix: 'Create a release key (`keytool -genkeypair -keystore release.jks -keyalg RSA -keysize 3072 -validity 10000 -alias release`), configure it in signingConfigs.release, and enrol in Play App Signing.',
+      location: fingerprint,
     });
   }
   const validTo = new Date(cert.validTo);
@@ -67,6 +68,7 @@ function oneCertificate(cert: X509Certificate, der: Buffer, schemes: string, now
       title: 'Signing certificate has expired',
       detail: `${capitalise(who)} expired on ${validTo.toISOString().slice(0, 10)}. Android installs it still, but Google Play refuses uploads signed with an expired certificate and tools that verify validity reject it.`,
       fix: 'Rotate to a new signing key with APK Signature Scheme v3 (`apksigner rotate --out lineage --old-signer --ks old.jks --new-signer --ks new.jks`, then sign with --lineage), or use Play App Signing key upgrade.',
+      location: fingerprint,
     });
   }
   const weakAlg = weakAlgorithm(der);
@@ -77,9 +79,10 @@ function oneCertificate(cert: X509Certificate, der: Buffer, schemes: string, now
       title: 'Signing certificate uses a weak signature algorithm',
       detail: `${capitalise(who)} is signed with ${weakAlg.name}, a hash that is broken for collision resistance.`,
       fix: 'Generate a new key whose certificate uses SHA256withRSA (`keytool -genkeypair -sigalg SHA256withRSA -keyalg RSA -keysize 3072 …`) and rotate to it with APK Signature Scheme v3 key rotation.',
+      location: fingerprint,
     });
   }
-  out.push(...weakKey(cert, who));
+  out.push(...weakKey(cert, who, fingerprint));
   return out;
 }
 
@@ -96,7 +99,7 @@ function weakAlgorithm(der: Buffer): { name: string; severity: Severity } | unde
   }
 }
 
-function weakKey(cert: X509Certificate, who: string): Finding[] {
+function weakKey(cert: X509Certificate, who: string, fingerprint: string): Finding[] {
   const key = cert.publicKey;
   const bits = key.asymmetricKeyDetails?.modulusLength;
   const type = key.asymmetricKeyType;
@@ -111,6 +114,7 @@ function weakKey(cert: X509Certificate, who: string): Finding[] {
       title: 'Signing key is too short',
       detail: `${capitalise(who)} has a ${tooSmall ? `${bits}-bit ${type!.toUpperCase()}` : `${curve} EC`} key; keys below ${tooSmall ? MIN_RSA_BITS : MIN_EC_BITS} bits are within reach of well-funded attackers, who could then sign updates as you.`,
       fix: `Generate a ${type === 'ec' ? 'P-256 EC' : 'RSA 3072-bit'} key (\`keytool -genkeypair -keyalg ${type === 'ec' ? 'EC -groupname secp256r1' : 'RSA -keysize 3072'} …\`) and rotate to it with APK Signature Scheme v3 key rotation.`,
+      location: fingerprint,
     },
   ];
 }
