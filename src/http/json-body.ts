@@ -10,15 +10,26 @@ import express, { type RequestHandler } from 'express';
  * error handler turns them into problems.
  */
 export function jsonBody(limitBytes: number, options: { emptyIsMissing: boolean }): RequestHandler {
-  return express.json({
+  const types = ['application/json', 'application/*+json'];
+  const parse = express.json({
     limit: limitBytes,
     strict: false,
-    type: ['application/json', 'application/*+json'],
+    type: types,
     verify: (_req, _res, body: Buffer) => {
       if (options.emptyIsMissing && body.length === 0) throw Object.assign(new Error('body is empty'), { status: 400, type: 'entity.empty' });
       if (!isUtf8(body)) throw Object.assign(new Error('body is not UTF-8'), { status: 400, type: 'encoding.invalid' });
     },
   });
+  // A declared length over the limit is refused at once: body-parser would first read (and drop) the whole body, so
+  // the refusal would wait on a client that may drip it for as long as the request timeout lets it. Refused before
+  // the body arrived, the answer also ends the connection (src/http/early-answer.ts).
+  return (req, res, next) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isSafeInteger(declared) && declared > limitBytes && req.is(types)) {
+      return next(Object.assign(new Error('request entity too large'), { status: 413, type: 'entity.too.large', limit: limitBytes, length: declared, expected: declared }));
+    }
+    return parse(req, res, next);
+  };
 }
 
 /** "1 MB", "100 KB": a byte limit as a refusal states it. */

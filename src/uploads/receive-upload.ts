@@ -64,6 +64,12 @@ export async function receiveUpload(ctx: RequestContext, unverifiedToken: string
     throw new DomainError('upload_url_invalid', 'The upload URL does not match the build.');
   }
   if (before.artifact.status === 'uploaded') throw new DomainError('artifact_already_uploaded', 'The artifact is already uploaded.');
+  // A declared length over the artifact's is refused before a byte is read (the answer then ends the connection,
+  // src/http/early-answer.ts), rather than once the stream has taken the declared size.
+  const declared = Number(body.headers['content-length']);
+  if (Number.isSafeInteger(declared) && declared > grant.sizeBytes) {
+    throw new DomainError('payload_too_large', `The body is larger than the declared ${grant.sizeBytes} bytes.`);
+  }
 
   const holder = randomBytes(12).toString('hex');
   const locks = deps.repos.uploadLocks;
