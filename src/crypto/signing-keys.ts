@@ -7,6 +7,11 @@ import { openJwk, sealJwk } from './key-sealing';
 
 export type TokenType = 'access' | 'upload';
 
+/** How long the public keys signatureHolds checks against are kept; a revocation never waits on it (verify reads the status). */
+const PUBLIC_KEYS_MAX_AGE_MS = 60_000;
+/** How often at most an unknown kid reads them again: a key made by a rotation is found within a second. */
+const PUBLIC_KEYS_MIN_AGE_MS = 1_000;
+
 /** What a verified service token says. */
 export interface VerifiedServiceToken {
   kid: string;
@@ -125,6 +130,62 @@ export class SigningKeys {
       .sign(await this.importKey(key, 'private'));
   }
 
+  private publicKeys: { readAt: number; byKid: Map<string, CryptoKey | Uint8Array> } | null = null;
+  private publicKeysLoading: Promise<Map<string, CryptoKey | Uint8Array>> | null = null;
+
+  /**
+   * The public keys of the keys that still verify, read from the database at most once per PUBLIC_KEYS_MAX_AGE_MS,
+   * or once per PUBLIC_KEYS_MIN_AGE_MS when a kid is not among them (a key made since): whatever a client sends, these
+   * lookups cost at most one read a second per instance.
+   */
+  private async publicKeyOf(kid: string): Promise<CryptoKey | Uint8Array | undefined> {
+    const age = this.publicKeys ? performance.now() - this.publicKeys.readAt : Infinity;
+    const known = this.publicKeys?.byKid.get(kid);
+    if (known && age < PUBLIC_KEYS_MAX_AGE_MS) return known;
+    if (!known && age < PUBLIC_KEYS_MIN_AGE_MS) return undefined;
+    this.publicKeysLoading ??= (async () => {
+      try {
+        const byKid = new Map<string, CryptoKey | Uint8Array>();
+        for (const doc of await this.repo.findVerifying()) byKid.set(doc._id, await importJWK(doc.publicJwk, 'ES256'));
+        this.publicKeys = { readAt: performance.now(), byKid };
+        return byKid;
+      } finally {
+        this.publicKeysLoading = null;
+      }
+    })();
+    return (await this.publicKeysLoading).get(kid);
+  }
+
+  /**
+   * Whether the token's signature, type, issuer and expiry hold, checked against public keys read at most once a
+   * second (publicKeyOf), never the key's status: what a caller refusing a client's failed tokens without a look
+   * still checks, so a forged token costs no database read and a genuine one is not refused with them. A true
+   * answer is no verification: verify() follows, and reads the key's status.
+   */
+  async signatureHolds(type: TokenType, unverifiedToken: string): Promise<boolean> {
+    try {
+      const header = decodeProtectedHeader(unverifiedToken);
+      if (header.alg !== 'ES256' || typeof header.kid !== 'string' || header.typ !== type) return false;
+      const key = await this.publicKeyOf(header.kid);
+      if (!key) return false;
+      await jwtVerify(unverifiedToken, key, this.verifyOptions(type));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private verifyOptions(type: TokenType) {
+    return {
+      algorithms: ['ES256'], // never what the token's header asks for
+      issuer: this.issuer,
+      typ: type, // an upload token can never pass as an access token, nor the reverse
+      currentDate: this.clock.now(),
+      clockTolerance: 0, // our own tokens: both clocks are ours
+      requiredClaims: ['exp', 'iat'],
+    };
+  }
+
   /** Verifies a token this service signed. Returns null on any failure: callers answer with one generic refusal. */
   async verify(type: TokenType, unverifiedToken: string): Promise<VerifiedServiceToken | null> {
     try {
@@ -132,14 +193,7 @@ export class SigningKeys {
       if (header.alg !== 'ES256' || typeof header.kid !== 'string' || header.typ !== type) return null;
       const doc = await this.repo.findById(header.kid);
       if (!doc || doc.status === 'revoked') return null;
-      const { payload } = await jwtVerify(unverifiedToken, await this.importKey(doc, 'public'), {
-        algorithms: ['ES256'], // never what the token's header asks for
-        issuer: this.issuer,
-        typ: type, // an upload token can never pass as an access token, nor the reverse
-        currentDate: this.clock.now(),
-        clockTolerance: 0, // our own tokens: both clocks are ours
-        requiredClaims: ['exp', 'iat'],
-      });
+      const { payload } = await jwtVerify(unverifiedToken, await this.importKey(doc, 'public'), this.verifyOptions(type));
       return { kid: doc._id, claims: payload as VerifiedServiceToken['claims'] };
     } catch {
       return null;

@@ -32,6 +32,10 @@ export class SigningKeysRepo {
   findActive(): Promise<SigningKeyDoc | null> {
     return this.col.find({ status: 'active' }).sort({ createdAt: -1, _id: -1 }).limit(1).next();
   }
+  /** The keys whose signatures may still verify (active and retired), public halves only. */
+  findVerifying(): Promise<Array<Pick<SigningKeyDoc, '_id' | 'publicJwk'>>> {
+    return this.col.find({ status: { $ne: 'revoked' } }, { projection: { _id: 1, publicJwk: 1 } }).toArray();
+  }
   findById(kid: string): Promise<SigningKeyDoc | null> {
     return this.col.findOne({ _id: kid });
   }
