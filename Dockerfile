@@ -6,7 +6,9 @@
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# client/ is a workspace of package.json: npm ci needs its manifest to match the lock file.
 COPY package.json package-lock.json ./
+COPY client/package.json ./client/
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -19,6 +21,7 @@ RUN npm run build
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY client/package.json ./client/
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 FROM node:24-bookworm-slim
@@ -30,6 +33,8 @@ COPY package.json ./
 COPY openapi ./openapi
 COPY schema ./schema
 COPY bin ./bin
+# Read at run time from the checkout's layout: operation names of the trusted documents label the GraphQL metrics.
+COPY src/generated/trusted-documents.json ./src/generated/
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { assertKey, StoreUnavailableError, type ArtifactStore } from './artifact-store';
 import { uploadStream } from './s3-multipart';
+import { ensureAbortRule, type LifecycleOutcome } from './s3-lifecycle';
 import type { Logger } from '../core/logger';
 
 export interface S3StoreOptions {
@@ -39,6 +40,8 @@ export class S3ArtifactStore implements ArtifactStore {
   readonly kind = 's3' as const;
   private readonly client: S3Client;
   private bucketReady: Promise<void> | null = null;
+  /** What the bucket's lifecycle rule for incomplete multipart uploads came to at start (null: not tried yet). */
+  lifecycle: LifecycleOutcome | 'failed' | null = null;
 
   constructor(
     private readonly options: S3StoreOptions,
@@ -66,6 +69,25 @@ export class S3ArtifactStore implements ArtifactStore {
   }
 
   private async ensureBucket(): Promise<void> {
+    await this.createBucketIfMissing();
+    this.lifecycle = await this.ensureLifecycle();
+  }
+
+  /** The abort rule is housekeeping: a store that refuses it (no permission, no support) still takes uploads. */
+  private async ensureLifecycle(): Promise<LifecycleOutcome | 'failed'> {
+    const bucket = this.options.bucket;
+    try {
+      const outcome = await ensureAbortRule(this.client, bucket);
+      if (outcome === 'unsupported') this.logger.info({ bucket }, 'artifact store has no lifecycle rules: unfinished multipart uploads are only aborted by the service');
+      else this.logger.info({ bucket, outcome }, 'lifecycle rule for incomplete multipart uploads');
+      return outcome;
+    } catch (error) {
+      this.logger.warn({ bucket, err: { message: (error as Error).message } }, 'could not set the lifecycle rule for incomplete multipart uploads');
+      return 'failed';
+    }
+  }
+
+  private async createBucketIfMissing(): Promise<void> {
     const Bucket = this.options.bucket;
     try {
       await this.client.send(new HeadBucketCommand({ Bucket }));
