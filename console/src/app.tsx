@@ -9,6 +9,7 @@ import { useQuery } from './use-query';
 import { BuildsView } from './views/builds';
 import { KeysView } from './views/keys';
 import { RefusedView } from './views/refused';
+import { SuppressionsView } from './views/suppressions';
 import { ThreatsView } from './views/threats';
 import { TopDetectionsView } from './views/top-detections';
 import type { ViewProps } from './views/types';
@@ -128,6 +129,8 @@ function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
               <BuildsView {...props} />
             ) : current.id === 'refused' ? (
               <RefusedView {...props} />
+            ) : current.id === 'suppressions' ? (
+              <SuppressionsView {...props} />
             ) : (
               <KeysView {...props} />
             )

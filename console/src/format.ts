@@ -61,3 +61,6 @@ export const DETECTION_COLORS: Record<string, string> = {
   screen_capture: '#495057',
   remote_access: '#862e9c',
 };
+
+/** A digest or fingerprint shortened for reading; the whole value goes in the element's title, to copy. */
+export const shortHash = (hex: string, digits = 12): string => (hex.length > digits ? `${hex.slice(0, digits)}…` : hex);

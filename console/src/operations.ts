@@ -6,10 +6,12 @@
 import type * as G from '../../src/generated/console-operations';
 import AppBuildsOp from '../operations/AppBuilds.graphql';
 import AppKeysOp from '../operations/AppKeys.graphql';
+import AppSuppressionsOp from '../operations/AppSuppressions.graphql';
 import BuildFindingsOp from '../operations/BuildFindings.graphql';
 import BuildTrendOp from '../operations/BuildTrend.graphql';
 import ConsoleAppsOp from '../operations/ConsoleApps.graphql';
 import ConsoleBuildOp from '../operations/ConsoleBuild.graphql';
+import DeleteSuppressionOp from '../operations/DeleteSuppression.graphql';
 import RefusedExchangesOp from '../operations/RefusedExchanges.graphql';
 import RevokeKeyOp from '../operations/RevokeKey.graphql';
 import ThreatTrendOp from '../operations/ThreatTrend.graphql';
@@ -27,10 +29,12 @@ const typed = <TData, TVars>(op: RawOperation): Operation<TData, TVars> => op;
 
 export const AppBuilds = typed<G.AppBuildsQuery, G.AppBuildsQueryVariables>(AppBuildsOp);
 export const AppKeys = typed<G.AppKeysQuery, G.AppKeysQueryVariables>(AppKeysOp);
+export const AppSuppressions = typed<G.AppSuppressionsQuery, G.AppSuppressionsQueryVariables>(AppSuppressionsOp);
 export const BuildFindings = typed<G.BuildFindingsQuery, G.BuildFindingsQueryVariables>(BuildFindingsOp);
 export const BuildTrend = typed<G.BuildTrendQuery, G.BuildTrendQueryVariables>(BuildTrendOp);
 export const ConsoleApps = typed<G.ConsoleAppsQuery, G.ConsoleAppsQueryVariables>(ConsoleAppsOp);
 export const ConsoleBuild = typed<G.ConsoleBuildQuery, G.ConsoleBuildQueryVariables>(ConsoleBuildOp);
+export const DeleteSuppression = typed<G.DeleteSuppressionMutation, G.DeleteSuppressionMutationVariables>(DeleteSuppressionOp);
 export const RefusedExchanges = typed<G.RefusedExchangesQuery, G.RefusedExchangesQueryVariables>(RefusedExchangesOp);
 export const RevokeKey = typed<G.RevokeKeyMutation, G.RevokeKeyMutationVariables>(RevokeKeyOp);
 export const ThreatTrend = typed<G.ThreatTrendQuery, G.ThreatTrendQueryVariables>(ThreatTrendOp);

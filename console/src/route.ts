@@ -5,6 +5,7 @@ export const VIEWS = [
   { id: 'top', title: 'Top detections', hint: 'by app version and build' },
   { id: 'builds', title: 'Builds', hint: 'grades and findings' },
   { id: 'refused', title: 'Refused exchanges', hint: "CI can't get a token" },
+  { id: 'suppressions', title: 'Suppressions', hint: 'accepted findings, until when' },
   { id: 'keys', title: 'API keys', hint: 'list and revoke' },
 ] as const;
 

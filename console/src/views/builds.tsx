@@ -1,17 +1,14 @@
 import { useState } from 'preact/hooks';
-import { AppBuilds, BuildFindings, BuildTrend, ConsoleBuild, type Types } from '../operations';
+import { AppBuilds, BuildTrend, ConsoleBuild, type Types } from '../operations';
 import { run } from '../api';
 import { ago, bytes, n, rangeVariables, when } from '../format';
 import { Async, Empty, ErrorBox, Grade, Panel, Tag } from '../ui';
 import { usePages, type Pages } from '../use-pages';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
-import { ScanInventory } from './scan-inventory';
-import { ScanSigner } from './scan-signer';
+import { bestScan, BuildDetail, type Build } from './build-detail';
 
 type ScanSummary = Build['scans'][number];
-
-type Build = NonNullable<Types.AppBuildsQuery['app']>['builds']['nodes'][number];
 
 /** The grades a static scan gives (src/scan/score.ts), best first: BuildFilter.grade matches one exactly. */
 const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'];
@@ -20,13 +17,6 @@ interface BuildFilter {
   platform: Types.Platform | '';
   grade: string;
 }
-
-type Finding = Scan['findings'][number];
-
-type Scan = NonNullable<Types.BuildFindingsQuery['scan']>;
-
-/** The static scan when there is one (it read the package), else the preview. */
-const bestScan = (b: Build): ScanSummary | undefined => b.scans.find((s) => s.engine === 'static') ?? b.scans.find((s) => s.engine === 'preview');
 
 type GradeCount = Types.BuildTrendQuery['latestGradeDistribution'][number];
 
@@ -114,6 +104,7 @@ export function BuildsView(props: ViewProps) {
             id={props.build}
             loaded={pages.status === 'done' ? pages.data.items.find((b) => b.id === props.build) : undefined}
             close={() => props.navigate({ view: 'builds', build: null })}
+            open={(id) => props.navigate({ view: 'builds', build: id })}
           />
         ) : null}
       </div>
@@ -122,13 +113,13 @@ export function BuildsView(props: ViewProps) {
 }
 
 /** The open build: from the loaded pages, else read by id (a shared link to an older build). */
-function OpenBuild({ appId, id, loaded, close }: { appId: string; id: string; loaded: Build | undefined; close: () => void }) {
+function OpenBuild({ appId, id, loaded, close, open }: { appId: string; id: string; loaded: Build | undefined; close: () => void; open: (buildId: string) => void }) {
   const [state, reload] = useQuery(`build:${id}:${loaded ? 'loaded' : 'fetch'}`, () => (loaded ? Promise.resolve(loaded) : run(ConsoleBuild, { id }).then((d) => (d.build?.appId === appId ? d.build : null))));
   return (
     <Async state={state} what="the build" retry={reload}>
       {(build) =>
         build ? (
-          <BuildDetail build={build} close={close} />
+          <BuildDetail build={build} close={close} open={open} />
         ) : (
           <Panel title="Build not found" id="finding">
             <Empty title={`No build ${id} exists for this app.`}>Pick a build from the list.</Empty>
@@ -251,90 +242,6 @@ function BuildList({ pages, more, filter, setFilter, navigate, build }: ViewProp
           </button>
         </div>
       ) : null}
-    </Panel>
-  );
-}
-
-const SEVERITIES: Finding['severity'][] = ['critical', 'high', 'medium', 'low'];
-
-function BuildDetail({ build, close }: { build: Build; close: () => void }) {
-  const scan = bestScan(build);
-  const [state, reload] = useQuery(`scan:${scan?.id ?? 'none'}`, () => (scan ? run(BuildFindings, { scanId: scan.id }).then((d) => d.scan) : Promise.resolve(null)));
-  return (
-    <Panel
-      title={`Build ${build.version} · ${build.platform}`}
-      id="finding"
-      subtitle={<span class="mono">{build.id}</span>}
-      actions={
-        <button class="button button-ghost" onClick={close} aria-label="Close the build">
-          Close
-        </button>
-      }
-    >
-      <dl class="facts">
-        <dt>Registered</dt>
-        <dd>{when(build.createdAt)}</dd>
-        <dt>Commit</dt>
-        <dd class="mono">{build.commit ?? '—'}</dd>
-        {build.provenance ? (
-          <>
-            <dt>Workflow</dt>
-            <dd class="mono ellipsis">{build.provenance.workflowRef ?? '—'}</dd>
-            <dt>Run</dt>
-            <dd class="mono">{build.provenance.runId ?? '—'}</dd>
-          </>
-        ) : null}
-        <dt>Scans</dt>
-        <dd>{build.scans.length ? build.scans.map((s) => `${s.engine} ${s.grade} (${s.score})`).join(' · ') : 'none yet'}</dd>
-      </dl>
-      {!scan ? (
-        <Empty title="No scan of this build yet.">A static scan starts when the package upload completes; the preview scan needs the package metadata.</Empty>
-      ) : (
-        <Async state={state} what="findings" retry={reload}>
-          {(detail) =>
-            !detail ? (
-              <Empty title="The scan is gone.">It may have been removed by retention.</Empty>
-            ) : (
-              <div data-scan={detail.id}>
-                <div class="scan-head">
-                  <Grade grade={detail.grade} />
-                  <div>
-                    <div class="scan-score">
-                      score <b data-field="score">{detail.score}</b> / 100 · {detail.engine} scan · {n(detail.findings.length)} findings
-                    </div>
-                    <div class="muted">
-                      {detail.target.name} {detail.target.version ?? ''} · {when(detail.createdAt)}
-                    </div>
-                  </div>
-                </div>
-                <ScanSigner signing={detail.signing} />
-                <ScanInventory inventory={detail.inventory} />
-                {detail.findings.length === 0 ? (
-                  <Empty title="No findings.">The scan found nothing to report in this package.</Empty>
-                ) : (
-                  <ul class="findings">
-                    {[...detail.findings]
-                      .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity))
-                      .map((f) => (
-                        <li class={`finding sev-${f.severity}`} data-finding={f.id}>
-                          <div class="finding-head">
-                            <span class={`sev sev-${f.severity}`}>{f.severity}</span>
-                            <b>{f.title}</b>
-                            <code class="muted">{f.id}</code>
-                          </div>
-                          <p>{f.detail}</p>
-                          <p class="fix">
-                            <b>Fix:</b> {f.fix}
-                          </p>
-                        </li>
-                      ))}
-                  </ul>
-                )}
-              </div>
-            )
-          }
-        </Async>
-      )}
     </Panel>
   );
 }
