@@ -1,4 +1,5 @@
 import path from 'node:path';
+import net from 'node:net';
 
 /** Configuration is read here and only here, validated once and frozen (no other module reads process.env). */
 export interface Config {
@@ -66,6 +67,12 @@ export interface Config {
   /** WEBHOOK_ALLOW_INSECURE_LOOPBACK: webhooks may use http://127.0.0.1 and reach loopback (tests only). */
   readonly webhookAllowInsecureLoopback: boolean;
   /**
+   * How webhook host names are resolved (src/webhooks/resolve-host.ts, c-ares, never the thread pool): the name servers
+   * (WEBHOOK_DNS_SERVERS, comma-separated `address` or `address:port`; empty: the system's resolv.conf) and the wait
+   * for one answer (WEBHOOK_DNS_TIMEOUT_MS, per try, two tries).
+   */
+  readonly webhookDns: { readonly servers: readonly string[]; readonly timeoutMs: number };
+  /**
    * METRICS_TOKEN: a scraper reads /metrics with `Authorization: Bearer <token>`; null: /metrics answers only
    * requests made over loopback that no proxy forwarded (src/metrics/endpoint.ts).
    */
@@ -120,6 +127,21 @@ function url(name: string, raw: string, protocols: string[]): string {
 
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** WEBHOOK_DNS_SERVERS: `1.1.1.1, [2606:4700::1111]:53, 127.0.0.1:5353`, each checked as c-ares's setServers takes it. */
+function dnsServers(value: string | undefined): readonly string[] {
+  const servers = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const server of servers) {
+    const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(server);
+    const plain = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec(server) ?? (net.isIPv6(server) ? [server, server] : null);
+    const match = bracketed ?? plain;
+    const port = match?.[2] === undefined ? 53 : Number(match[2]);
+    if (!match || !net.isIP(match[1]) || port < 1 || port > 65535) {
+      throw new ConfigError(`WEBHOOK_DNS_SERVERS: "${server}" is not an address or address:port (IPv6 in brackets with a port)`);
+    }
+  }
+  return Object.freeze(servers);
 }
 
 /** Reads and validates the environment; throws ConfigError with one clear line on the first bad value. */
@@ -212,6 +234,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxApps: int(env, 'DASHBOARD_MAX_APPS', 5_000, 1, 1_000_000),
     }),
     webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
+    webhookDns: Object.freeze({ servers: dnsServers(env.WEBHOOK_DNS_SERVERS), timeoutMs: int(env, 'WEBHOOK_DNS_TIMEOUT_MS', 2_000, 50, 10_000) }),
     metricsToken,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });

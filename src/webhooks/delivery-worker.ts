@@ -35,7 +35,7 @@ export interface WorkerNeeds {
   repos: Repositories;
   clock: Clock;
   logger: Logger;
-  config: Pick<Config, 'keyEncryptionKey' | 'webhookAllowInsecureLoopback'>;
+  config: Pick<Config, 'keyEncryptionKey' | 'webhookAllowInsecureLoopback' | 'webhookDns'>;
 }
 
 /**
@@ -134,7 +134,7 @@ export class WebhookWorker {
       if (!key) return { ok: false, status: null, error: 'stored secret unreadable' };
       const timestamp = Math.floor(clock.now().getTime() / 1000);
       const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
-      return await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback);
+      return await sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback, config.webhookDns);
     } catch {
       // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
       // delivery still ends within its 24 hours instead of coming back at every lease forever.

@@ -1,26 +1,34 @@
-import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { isLoopbackAddress, isPublicAddress } from './address-policy';
+import { resolveHost, type DnsSettings } from './resolve-host';
 
 /** Per-attempt budget: connect, send and the receiver's answer. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** The receiver's answer body is read and dropped, at most this much of it. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/** The system's name servers, two tries of 2 s: what Config.webhookDns holds when nothing is set. */
+const DEFAULT_DNS: DnsSettings = { servers: [], timeoutMs: 2_000 };
+
 export type SendOutcome = { ok: boolean; status: number | null; error: string | null };
 
 export class RefusedAddressError extends Error {}
 
 /**
- * Resolves the host once and checks every address; the connection then goes to the checked address (the socket's
- * lookup answers with it), so a DNS answer that changes between check and connect (rebinding) reaches nothing else.
- * TLS still verifies the certificate against the host name.
+ * Resolves the host once (resolveHost: c-ares, off the thread pool, within `budgetMs`) and checks every address; the
+ * connection then goes to the checked address (the socket's lookup answers with it), so a DNS answer that changes
+ * between check and connect (rebinding) reaches nothing else. TLS still verifies the certificate against the host name.
  */
-export async function resolveAllowed(hostname: string, allowLoopback: boolean): Promise<{ address: string; family: number }> {
+export async function resolveAllowed(
+  hostname: string,
+  allowLoopback: boolean,
+  dns: DnsSettings = DEFAULT_DNS,
+  budgetMs: number = ATTEMPT_TIMEOUT_MS,
+): Promise<{ address: string; family: number }> {
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  const addresses = await resolveHost(host, dns, budgetMs);
   if (!addresses.length) throw new RefusedAddressError('the host has no address');
   for (const a of addresses) {
     const allowed = isPublicAddress(a.address) || (allowLoopback && isLoopbackAddress(a.address));
@@ -36,13 +44,19 @@ export function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-export async function sendSigned(rawUrl: string, headers: Record<string, string>, body: string, allowLoopback: boolean): Promise<SendOutcome> {
+export async function sendSigned(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  allowLoopback: boolean,
+  dns: DnsSettings = DEFAULT_DNS,
+): Promise<SendOutcome> {
   const url = new URL(rawUrl);
   const startedAt = performance.now();
   let target: { address: string; family: number };
   try {
-    // The attempt's budget starts here: the name's resolution spends it too.
-    target = await withinMs(resolveAllowed(url.hostname, allowLoopback), ATTEMPT_TIMEOUT_MS);
+    // The attempt's budget starts here: the name's resolution spends it too (cancelled at its end).
+    target = await withinMs(resolveAllowed(url.hostname, allowLoopback, dns, ATTEMPT_TIMEOUT_MS), ATTEMPT_TIMEOUT_MS);
   } catch (error) {
     return { ok: false, status: null, error: error instanceof Error ? error.message : String(error) };
   }
