@@ -27,6 +27,7 @@ import { promisify } from 'node:util';
 import type autocannon from 'autocannon';
 import { analyzePackage } from '../src/scan/static';
 import { buildContentApk } from './contents-apk';
+import { diffStep } from './scan-diff';
 import { androidManifest, buildApk, cleanupFixtures } from '../test/fixtures/build-packages';
 import { benchMongo, benchRedis, fmt, freePort, median, percentile, putFile, sha256File, spawnTs, stopChild, waitForHttp, whoamiLoad } from './support';
 
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
     check(`memory: peak RSS growth +${fmt(worstGrowth)} MB over the 5 MB package, target < +${RSS_BUDGET_MB} MB`, worstGrowth < RSS_BUDGET_MB);
 
     // 3: the API while the running service scans the same package, in rounds (idle, then one upload's scan job).
-    const rounds = await apiDuringScan(large, expectedHex);
+    const { rounds, diff } = await apiDuringScan(large, expectedHex);
     for (const [i, r] of rounds.entries()) {
       console.log(`round ${i + 1}: scan job ${fmt(r.job.seconds, 2)} s from claim to end (copy of the artifact ${fmt(r.job.copy, 2)} s, analysis worker ${fmt(r.job.analysis, 2)} s; upload ${fmt(r.uploadSeconds, 2)} s before it), grade ${r.grade}, signing.schemes ${JSON.stringify(r.schemes)}`);
       console.log(`  whoami before: ${fmt(r.before.requests.average)} req/s, p99 ${r.before.latency.p99} ms, non-2xx ${r.before.non2xx}, errors ${r.before.errors}`);
@@ -175,6 +176,9 @@ async function main(): Promise<void> {
     console.log(`whoami p99 while the analysis worker ran (median of rounds): ${fmt(p99Analysis, 0)} ms, ${fmt(p99Analysis / Math.max(p99Before, 1), 2)}x idle (reference only)`);
     check(`API p99 during the scan / idle = ${fmt(p99Ratio, 2)}, target <= ${P99_RATIO_TARGET}, every response 2xx`, p99Ratio <= P99_RATIO_TARGET && clean);
     check("the service's scans name v1, v2 and v3", rounds.every((r) => JSON.stringify(r.schemes) === '["v1","v2","v3"]'));
+    const jobMs = median(rounds.map((r) => r.job.seconds)) * 1000;
+    // Within noise: the step costs under 1% of a scan job (rounds of one job vary by more than that).
+    check(`diff step p95 ${fmt(diff.p95Ms, 2)} ms = ${fmt((diff.p95Ms / jobMs) * 100, 3)}% of the scan job (${fmt(jobMs, 0)} ms), target < 1%`, diff.p95Ms < jobMs / 100);
 
     await contentsPart(smallRuns, check);
   } finally {
@@ -241,7 +245,7 @@ type Round = {
  * claimed until the job is done (as bench:hostile does, one package at a time). Rounds pair each scan with an idle
  * window just before it, so that a neighbour's load on the machine weighs on both alike.
  */
-async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
+async function apiDuringScan(file: string, sha256: string): Promise<{ rounds: Round[]; diff: { medianMs: number; p95Ms: number } }> {
   // Loaded here, not at the top: the timed child processes load only the analyser.
   const { MongoClient } = await import('mongodb');
   const { seedUploadApp } = await import('./seed-app');
@@ -321,7 +325,9 @@ async function apiDuringScan(file: string, sha256: string): Promise<Round[]> {
         p99Copy: percentile(copyLatencies, 99), p99Analysis: percentile(analysisLatencies, 99),
       });
     }
-    return out;
+    // The baseline comparison each job makes, timed alone on the same database (the rounds' scans had no baseline
+    // of 100 findings): its share of a scan job is the change a baseline brings.
+    return { rounds: out, diff: await diffStep(client, dbName) };
   } finally {
     if (service) await stopChild(service);
     await client.db(dbName).dropDatabase().catch(() => undefined);

@@ -10,6 +10,9 @@ import { analyzePackage } from '../../src/scan/static';
 import { previewFindings, scoreAndGrade } from '../../src/scan';
 import { FULL_SHA, getBuild, getScan, registerBuild, uploadPackage, waitForStaticScan } from './scans-support';
 
+/** A REST finding without what the comparison adds (fingerprint, status, suppressed): the analyser's own fields. */
+const apiPart = ({ fingerprint: _f, status: _s, suppressed: _u, ...f }: any) => f;
+
 let h: Harness;
 let appId: string;
 let key: string; // live key with every scope the tests need
@@ -48,7 +51,12 @@ describe('preview scan', () => {
       engine: 'preview',
       ...scoreAndGrade(expected),
       target: { platform: 'android', name: 'test app', version: '2.0.0-SNAPSHOT' },
-      findings: expected,
+      // The app's first build: no baseline, every finding new (fingerprints: test/integration/baselines.test.ts).
+      findings: expected.map((f) => ({ ...f, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), status: 'new', suppressed: null })),
+      baseline: null,
+      diff: { new: expected.length, existing: 0, fixed: 0 },
+      fixedFindings: [],
+      unsuppressed: [],
       signing: null, // a preview reads no package
       inventory: null,
       createdAt: h.clock.now().toISOString(),
@@ -107,7 +115,7 @@ describe('static scan', () => {
     const { status, body: scan } = await getScan(h, key, build.scans[1].id);
     expect(status).toBe(200);
     const direct = await analyzePackage(file, 'android', { now: h.clock.now() });
-    expect(scan.findings).toEqual(direct.findings);
+    expect(scan.findings.map(apiPart)).toEqual(direct.findings.map(({ location: _location, ...f }) => f));
     expect(ids(scan)).toEqual(expect.arrayContaining(['android.debuggable', 'android.allow-backup', 'android.debug-certificate']));
     expect(scan).toMatchObject({ engine: 'static', appId, target: { platform: 'android', name: 'com.example.app', version: '1.2.3' } });
     expect({ score: scan.score, grade: scan.grade }).toEqual(scoreAndGrade(direct.findings));
@@ -125,7 +133,7 @@ describe('static scan', () => {
     const uploaded = await uploadPackage(h, key, file, 'android');
     const build = await waitForStaticScan(h, key, uploaded.id);
     const scan = (await getScan(h, key, build.scans[1].id)).body;
-    expect(scan.findings).toEqual((await analyzePackage(file, 'android', { now: h.clock.now() })).findings);
+    expect(scan.findings.map(apiPart)).toEqual((await analyzePackage(file, 'android', { now: h.clock.now() })).findings.map(({ location: _location, ...f }) => f));
     expect(ids(scan)).toContain('android.cleartext-traffic');
     expect(ids(scan)).not.toContain('android.allow-backup');
   });
