@@ -3,7 +3,9 @@ import { createLogger } from './core/logger';
 import { createDeps, closeDeps } from './bootstrap';
 import { createHttpApp } from './app';
 import { createHttpServer } from './http/server';
+import http from 'node:http';
 import { resolveDatabase } from './embedded/database';
+import { describeBusyPort, dialAddress } from './embedded/running-instance';
 import { createAuditRetention, createJobRunner } from './jobs';
 import { startThreatRetention } from './jobs/threat-retention';
 import { WebhookWorker } from './webhooks/delivery-worker';
@@ -21,18 +23,44 @@ function readConfig(): Config {
   }
 }
 
+/** Answers while the service starts behind a port it already holds: not ready yet, ask again in a second. */
+const starting: http.RequestListener = (_req, res) => {
+  res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1', connection: 'close' });
+  res.end(JSON.stringify({ status: 'starting' }));
+};
+
+/** Takes the port first, so a second start fails before it changes anything (embedded.json stays the first's). */
+async function holdPort(server: http.Server, config: Config): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const line = code === 'EADDRINUSE' ? await describeBusyPort(config.host, config.port, config.dataDir) : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`;
+    process.stderr.write(`shieldgate: ${line}\n`);
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
   const base = readConfig();
   const logger = createLogger(base.logLevel);
-  const database = await resolveDatabase(base, { reuseRunning: false, record: true });
+  const server = createHttpServer(base, starting);
+  await holdPort(server, base);
+  const database = await resolveDatabase(base, { reuseRunning: false, record: { http: dialAddress(base.host, base.port) } });
   const config = Object.freeze({ ...base, mongodbUri: database.uri });
   const deps = await createDeps(config, { logger });
   // Here, not in createDeps: the operator CLI must still rotate keys when the key-encryption key was lost.
   const keyWarning = await deps.signingKeys.checkActiveKey();
   if (keyWarning) logger.warn(keyWarning);
   const { app, stop: stopGraphql } = await createHttpApp(deps);
-  const server = createHttpServer(config, app);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  server.off('request', starting);
+  server.on('request', app);
   logger.info(
     { address: `http://${config.host}:${config.port}`, publicBaseUrl: config.publicBaseUrl, database: base.mongodbUri ? 'mongodb' : 'embedded', redis: Boolean(config.redisUrl), artifactStore: config.artifactStore },
     'shieldgate listening',

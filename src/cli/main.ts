@@ -1,112 +1,12 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../core/config';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../core/config';
 import { createDeps, closeDeps } from '../bootstrap';
 import { createLogger } from '../core/logger';
-import { resolveDatabase } from '../embedded/database';
 import { isDomainError } from '../core/errors';
 import type { Deps } from '../core/deps';
-import { createApp } from '../services/apps-service';
-import { createApiKey, createStaff, listStaff, revokeApiKey, revokeStaff } from '../services/keys-service';
-import { recordAction } from '../services/audit-service';
-import { parseDuration } from './duration';
-import { operatorContext } from '../services/operator-context';
-
-const USAGE = `usage:
-  shieldgate app create --name NAME --plan PLAN [--org ORG]
-  shieldgate key create --app APP_ID --scopes s1,s2 [--test] [--name NAME]
-  shieldgate key revoke KEY_ID
-  shieldgate staff create --role support|admin [--name NAME] [--ttl DURATION]   (DURATION: 3600, 90m, 12h, 7d; default 12h)
-  shieldgate staff list
-  shieldgate staff revoke STAFF_ID
-  shieldgate signing-key rotate [--revoke-previous]
-  shieldgate audit [--app APP_ID] [--limit N]`;
-
-class UsageError extends Error {}
-
-type Command = (deps: Deps, args: string[]) => Promise<unknown>;
-
-function options(args: string[], spec: Record<string, { type: 'string' | 'boolean' }>) {
-  try {
-    return parseArgs({ args, options: spec, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-function required(value: string | boolean | undefined, flag: string): string {
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${flag} is required`);
-  return value;
-}
-
-const commands: Record<string, Command> = {
-  'app create': async (deps, args) => {
-    const { values } = options(args, { name: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' } });
-    const app = await createApp(operatorContext(deps), { name: required(values.name, 'name'), plan: required(values.plan, 'plan'), org: values.org as string | undefined });
-    return { id: app._id, name: app.name, plan: app.plan, org: app.org };
-  },
-  'key create': async (deps, args) => {
-    const { values } = options(args, { app: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean' }, name: { type: 'string' } });
-    const scopes = required(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
-    const created = await createApiKey(operatorContext(deps), { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined });
-    return { id: created.doc._id, key: created.key, appId: created.doc.appId, scopes: created.doc.scopes, mode: created.doc.mode };
-  },
-  'key revoke': async (deps, args) => {
-    const { positionals } = options(args, {});
-    if (positionals.length !== 1) throw new UsageError('key revoke takes one KEY_ID');
-    const doc = await revokeApiKey(operatorContext(deps), positionals[0]);
-    return { id: doc._id, revokedAt: doc.revokedAt };
-  },
-  'staff create': async (deps, args) => {
-    const { values } = options(args, { role: { type: 'string' }, name: { type: 'string' }, ttl: { type: 'string' } });
-    let ttlMs: number | undefined;
-    if (values.ttl !== undefined) {
-      const parsed = parseDuration(String(values.ttl));
-      if (parsed === null) throw new UsageError('--ttl must be seconds, or a number with s, m, h or d (for example 90m, 12h, 7d)');
-      ttlMs = parsed;
-    }
-    const created = await createStaff(operatorContext(deps), required(values.role, 'role'), values.name as string | undefined, { ttlMs });
-    return { id: created.id, token: created.token, expiresAt: created.expiresAt };
-  },
-  'staff list': async (deps, args) => {
-    options(args, {});
-    return { data: await listStaff(operatorContext(deps)) };
-  },
-  'staff revoke': async (deps, args) => {
-    const { positionals } = options(args, {});
-    if (positionals.length !== 1) throw new UsageError('staff revoke takes one STAFF_ID');
-    const doc = await revokeStaff(operatorContext(deps), positionals[0]);
-    return { id: doc.id, revokedAt: doc.revokedAt };
-  },
-  'signing-key rotate': async (deps, args) => {
-    const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
-    const { kid, revoked } = await deps.signingKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
-    await recordAction(operatorContext(deps), { action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
-    return { kid, revokedPrevious: revoked };
-  },
-  audit: async (deps, args) => {
-    const { values } = options(args, { app: { type: 'string' }, limit: { type: 'string' } });
-    const limit = values.limit === undefined ? 50 : Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be an integer from 1 to 100');
-    // Without --app: every entry, operator and staff actions included.
-    const appId = values.app === undefined ? null : required(values.app, 'app');
-    const page = await deps.repos.audit.list(appId, { limit });
-    return {
-      data: page.data.map((d) => ({
-        id: d._id,
-        appId: d.appId,
-        action: d.action,
-        occurredAt: d.occurredAt,
-        actor: d.actor ?? null,
-        resource: d.resource ?? null,
-        subject: d.subject,
-        reason: d.reason,
-        ruleId: d.ruleId,
-        details: d.details,
-      })),
-      hasMore: page.hasMore,
-    };
-  },
-};
+import { resolveDatabase, runningService, type ResolvedDatabase } from '../embedded/database';
+import { dialAddress, shieldgateAnswers } from '../embedded/running-instance';
+import { commands, UsageError, USAGE, type Command } from './commands';
 
 function pick(argv: string[]): { command: Command; rest: string[] } {
   const two = `${argv[0]} ${argv[1]}`;
@@ -115,14 +15,70 @@ function pick(argv: string[]): { command: Command; rest: string[] } {
   throw new UsageError(argv.length ? `unknown command "${argv.slice(0, 2).join(' ')}"` : 'no command given');
 }
 
+/** Takes `--data-dir DIR` (or `--data-dir=DIR`) out of argv, wherever it stands. */
+export function takeDataDir(argv: string[]): { dataDir: string | null; rest: string[] } {
+  const rest: string[] = [];
+  let dataDir: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--data-dir' || arg.startsWith('--data-dir=')) {
+      const value = arg === '--data-dir' ? argv[++i] : arg.slice('--data-dir='.length);
+      if (!value) throw new UsageError('--data-dir needs a folder');
+      dataDir = value;
+    } else rest.push(arg);
+  }
+  return { dataDir, rest };
+}
+
+/** A MongoDB address without its credentials (user:password@), for the line saying where the CLI went. */
+export function withoutCredentials(uri: string): string {
+  return uri.replace(/^([a-z+]+:\/\/)[^@/]*@/i, '$1');
+}
+
+/**
+ * The database of this call. Without MONGODB_URI, the CLI uses the embedded database of the service running on
+ * DATA_DIR; when none runs there but a shieldgate answers on PORT, that service keeps its data elsewhere, and a
+ * private database here would hold apps and keys it never sees: refused, unless --data-dir asked for this folder.
+ */
+async function chooseDatabase(config: Config, explicitDataDir: boolean): Promise<ResolvedDatabase> {
+  if (!config.mongodbUri && !explicitDataDir && !(await runningService(config))) {
+    const address = dialAddress(config.host, config.port);
+    if (await shieldgateAnswers(address)) {
+      throw new Error(
+        `a shieldgate runs at ${address}, but not on DATA_DIR ${config.dataDir}: run this with the service's DATA_DIR (or MONGODB_URI), or pass --data-dir ${config.dataDir} to use a database of its own there`,
+      );
+    }
+  }
+  return resolveDatabase(config, { reuseRunning: true, record: null });
+}
+
+/** One line on stderr: which database this call reached. */
+function databaseLine(config: Config, database: ResolvedDatabase): string {
+  const db = config.mongodbDatabase;
+  switch (database.source) {
+    case 'configured':
+      return `database ${db} at ${withoutCredentials(database.uri)} (MONGODB_URI)`;
+    case 'running':
+      return `database ${db} of the service running on DATA_DIR ${config.dataDir}`;
+    case 'started':
+      return `database ${db} embedded under ${path.join(config.dataDir, 'db')}, started for this call (no service runs on this DATA_DIR)`;
+  }
+}
+
 /** One JSON object on stdout per call; a one-line error on stderr and a non-zero exit otherwise. */
 export async function runCli(argv: string[]): Promise<number> {
-  let database: Awaited<ReturnType<typeof resolveDatabase>> | null = null;
+  let database: ResolvedDatabase | null = null;
   let deps: Deps | null = null;
   try {
-    const { command, rest } = pick(argv);
-    const base = loadConfig();
-    database = await resolveDatabase(base, { reuseRunning: true, record: false });
+    if (argv.length === 1 && ['--help', '-h', 'help'].includes(argv[0])) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const { dataDir, rest: args } = takeDataDir(argv);
+    const { command, rest } = pick(args);
+    const base = loadConfig(dataDir ? { ...process.env, DATA_DIR: dataDir } : process.env);
+    database = await chooseDatabase(base, dataDir !== null);
+    process.stderr.write(`shieldgate: ${databaseLine(base, database)}\n`);
     const config = Object.freeze({ ...base, mongodbUri: database.uri, redisUrl: null });
     deps = await createDeps(config, { logger: createLogger('silent') });
     const result = await command(deps, rest);

@@ -1,9 +1,9 @@
 import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps';
 
-/** Liveness: the process answers. */
+/** Liveness: the process answers. `service` lets a second start on a busy port say that a shieldgate holds it. */
 export const healthz: RequestHandler = (_req, res) => {
-  res.status(200).json({ status: 'ok' });
+  res.status(200).json({ status: 'ok', service: 'shieldgate' });
 };
 
 /** Readiness: the database answers, and Redis when one is configured. */
