@@ -14,6 +14,7 @@ import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
 import { REPO_ROOT } from '../../src/core/paths';
 import { launchChromium, screenshot, watchProblems, type PageProblems } from './browser';
 import { HISTORY_BUILDS, seed, type Seeded } from './seed';
+import { COMPARED_SCAN, SUPPRESSIONS, expectedFindings, shownDiff, shownFindings, shownRefs, shownSuppressions, type ApiComparedScan, type ApiSuppression } from './comparison-checks';
 import { operatorContext } from '../../src/services/operator-context';
 
 const DAY = 86_400_000;
@@ -241,7 +242,7 @@ describe('views', () => {
         )
       ).app.builds;
     const all = await appBuilds(); // one answer (40 builds with their scans fit the cost limit)
-    expect(all.totalCount).toBe(HISTORY_BUILDS + 3);
+    expect(all.totalCount).toBe(HISTORY_BUILDS + 5); // the history, three builds of the risky package, the clean one, the pending one
     expect(all.nodes).toHaveLength(all.totalCount);
     const builds = all.nodes;
     const trend = await gql<{ app: { buildTrend: Array<{ day: string; builds: number; grades: Array<{ grade: string; count: number }> }> }; latestGradeDistribution: Array<{ grade: string; count: number }> }>(
@@ -286,6 +287,11 @@ describe('views', () => {
     const shown = await s.page.$$eval('[data-finding]', (els) => els.map((e) => e.getAttribute('data-finding')));
     expect([...shown].sort()).toEqual(scan.findings.map((f) => f.id).sort());
     expect(shown).toEqual(expect.arrayContaining(['android.debuggable']));
+    // The first build of its package: compared with nothing, every finding new.
+    const first = (await gql<{ scan: ApiComparedScan }>(admin, COMPARED_SCAN, { id: staticScan.id })).scan;
+    expect(first.baseline).toBeNull();
+    expect(await s.page.getAttribute('[data-panel=finding] [data-baseline]', 'data-baseline')).toBe('');
+    expect(await shownDiff(s.page)).toEqual({ ...first.diff, open: first.findings.filter((f) => !f.suppressed).length, suppressed: first.findings.filter((f) => f.suppressed).length });
     // The inventory as the API gives it: the requested permissions by name, and as many libraries and SDKs.
     expect(scan.inventory.permissions).toEqual(['android.permission.CAMERA', 'android.permission.READ_SMS']);
     expect(await s.page.textContent('[data-inventory] [data-field=permissions]')).toBe(scan.inventory.permissions.map((p) => p.replace('android.permission.', '')).join(', '));
@@ -394,14 +400,118 @@ describe('views', () => {
 
   it('an app with no data shows designed empty states in every view', async () => {
     const s = await open(support, route('threats', {}, data.quietAppId));
-    for (const view of ['threats', 'top', 'builds', 'refused', 'keys']) {
+    for (const view of ['threats', 'top', 'builds', 'refused', 'suppressions', 'keys']) {
       await s.page.click(`[data-view=${view}]`);
       // Every panel done loading, and an empty state where data would be.
       await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
       await s.page.waitForSelector('.main .loading', { state: 'detached' });
       expect(await s.page.$('.main .error')).toBeNull();
-      if (view === 'threats' || view === 'refused') await screenshot(s.page, `console-empty-${view}`);
+      if (view === 'threats' || view === 'refused' || view === 'suppressions') await screenshot(s.page, `console-empty-${view}`);
     }
+    await clean(s);
+  });
+});
+
+describe('comparison with the baseline, and suppressions', () => {
+  const comparedScan = async (buildId: string) => {
+    const { build } = await gql<{ build: { scans: Array<{ id: string; engine: string }> } }>(admin, 'query($id: ID!) { build(id: $id) { scans { id engine } } }', { id: buildId });
+    return (await gql<{ scan: ApiComparedScan }>(admin, COMPARED_SCAN, { id: build.scans.find((x) => x.engine === 'static')!.id })).scan;
+  };
+  const openScan = async (s: { page: Page }, scan: ApiComparedScan) => s.page.waitForSelector(`[data-scan="${scan.id}"] [data-diff]`);
+
+  it('a later build: its baseline, the counts, each finding new or existing (new first), suppressed ones with reason and expiry, and the fixed ones', async () => {
+    const scan = await comparedScan(data.baselines.next);
+    expect(scan.baseline?.buildId).toBe(data.builds.risky);
+    const s = await open(support, route('builds', { build: data.baselines.next }));
+    await openScan(s, scan);
+    const suppressed = scan.findings.filter((f) => f.suppressed).length;
+    expect(await shownDiff(s.page)).toEqual({ ...scan.diff, open: scan.findings.length - suppressed, suppressed });
+    expect(await s.page.textContent('[data-panel=finding] .scan-score [data-field=open]')).toBe(String(scan.findings.length - suppressed));
+    expect(await s.page.getAttribute('[data-baseline]', 'data-baseline')).toBe(scan.baseline!.scanId);
+    await s.page.locator('[data-field=baseline-build]', { hasText: 'build 2.4.1' }).waitFor();
+    // Every finding once with what the API says of it; new ones before existing ones.
+    const shown = await shownFindings(s.page);
+    const byFingerprint = (a: { fingerprint: string | null }, b: { fingerprint: string | null }) => String(a.fingerprint).localeCompare(String(b.fingerprint));
+    expect(shown.map(({ tags: _tags, ...f }) => f).sort(byFingerprint)).toEqual(expectedFindings(scan).sort(byFingerprint));
+    const statuses = shown.map((f) => f.status);
+    expect(statuses).toEqual([...statuses].sort((a, b) => (a === 'new' ? 0 : 1) - (b === 'new' ? 0 : 1)));
+    expect(statuses).toEqual(expect.arrayContaining(['new', 'existing']));
+    for (const f of shown) expect(f.tags).toEqual(expect.arrayContaining([f.status, ...(f.suppressed ? ['suppressed'] : [])]));
+    // The seed's two suppressions apply: one by rule id, one by fingerprint; the fix of 2.4.1's debuggable is listed.
+    expect(new Set(scan.findings.flatMap((f) => (f.suppressed ? [f.suppressed.id] : [])))).toEqual(new Set([data.baselines.expiring, data.baselines.sms]));
+    expect(await shownRefs(s.page, 'fixed')).toEqual(scan.fixedFindings.map((r) => ({ id: r.id, fingerprint: r.fingerprint })));
+    expect(scan.fixedFindings.map((r) => r.id)).toContain('android.debuggable');
+    expect(await s.page.$('[data-refs=unsuppressed]')).toBeNull();
+    await screenshot(s.page, 'console-build-compared');
+    // The baseline opens.
+    await s.page.click('[data-field=baseline-build]');
+    await s.page.waitForSelector(`[data-panel=finding] [data-baseline=""]`);
+    expect(s.page.url()).toContain(`build=${data.builds.risky}`);
+    await clean(s);
+  });
+
+  it('the build after a suppression expired lists its findings as back, counted as open again', async () => {
+    const scan = await comparedScan(data.baselines.back);
+    expect(scan.unsuppressed.map((r) => r.id)).toEqual(['android.allow-backup']);
+    const s = await open(support, route('builds', { build: data.baselines.back }));
+    await openScan(s, scan);
+    expect(await shownRefs(s.page, 'unsuppressed')).toEqual(scan.unsuppressed.map((r) => ({ id: r.id, fingerprint: r.fingerprint })));
+    const shown = await shownFindings(s.page);
+    const back = shown.find((f) => f.fingerprint === scan.unsuppressed[0].fingerprint)!;
+    expect(back).toMatchObject({ suppressed: null, status: 'existing' });
+    expect(back.tags).toContain('back');
+    const suppressed = scan.findings.filter((f) => f.suppressed).length;
+    expect(await shownDiff(s.page)).toEqual({ ...scan.diff, open: scan.findings.length - suppressed, suppressed });
+    await screenshot(s.page, 'console-build-back');
+    await clean(s);
+  });
+
+  it('a scan stored before fingerprints existed says "not compared"', async () => {
+    const { build } = await gql<{ build: { scans: Array<{ id: string; engine: string }> } }>(admin, 'query($id: ID!) { build(id: $id) { scans { id engine } } }', { id: data.builds.clean });
+    const id = build.scans.find((x) => x.engine === 'static')!.id;
+    // The shape an earlier release stored: no comparison, findings without fingerprint or status.
+    const scans = h.deps.db.collection<{ _id: string; findings: Array<Record<string, unknown>> }>('scans');
+    const doc = (await scans.findOne({ _id: id }))!;
+    const findings = doc.findings.map(({ fingerprint: _f, status: _s, suppressed: _x, ...rest }) => rest);
+    await scans.updateOne({ _id: id }, { $set: { findings }, $unset: { diff: '', baseline: '', fixedFindings: '', unsuppressed: '', buildCreatedAt: '' } });
+    expect((await gql<{ scan: ApiComparedScan }>(admin, COMPARED_SCAN, { id })).scan.diff).toBeNull();
+    const s = await open(support, route('builds', { build: data.builds.clean }));
+    await s.page.waitForSelector(`[data-scan="${id}"] [data-compared=no]`);
+    expect(await s.page.textContent('[data-compared=no]')).toContain('not compared');
+    expect(await s.page.$('[data-diff]')).toBeNull();
+    await clean(s);
+  });
+
+  it('suppressions: each row as the API lists it, expired ones marked, read only for support', async () => {
+    const list = (await gql<{ app: { suppressions: { totalCount: number; nodes: ApiSuppression[] } } }>(admin, SUPPRESSIONS, { id: data.appId })).app.suppressions;
+    expect(new Set(list.nodes.map((x) => x.status))).toEqual(new Set(['active', 'expired']));
+    const s = await open(support, route('suppressions'));
+    await s.page.waitForSelector('[data-table=suppressions]');
+    const rows = await shownSuppressions(s.page);
+    expect(rows).toEqual(
+      list.nodes.map((x) => ({
+        id: x.id, findingId: x.findingId, fingerprint: x.fingerprint, fingerprintTitle: x.fingerprint, reason: x.reason, createdBy: x.createdBy,
+        createdAt: x.createdAt, expiresAt: x.expiresAt, expiredMark: x.status === 'expired', status: x.status,
+      })),
+    );
+    expect(await s.page.textContent('[data-panel=suppressions] [data-field=total]')).toBe(String(list.totalCount));
+    expect(await s.page.$$('[data-table=suppressions] button')).toHaveLength(0);
+    await screenshot(s.page, 'console-suppressions');
+    await clean(s);
+  });
+
+  it('suppressions: an admin deletes one after confirming, and the API lists it no more', async () => {
+    const s = await open(admin, route('suppressions'));
+    const row = `tr[data-suppression="${data.baselines.sms}"]`;
+    await s.page.click(`${row} button`);
+    await s.page.waitForSelector('dialog[open]');
+    expect(await s.page.textContent('dialog[open]')).toContain(data.baselines.sms);
+    await s.page.click('dialog[open] [data-confirm]');
+    await s.page.waitForSelector('.notice');
+    await s.page.waitForSelector(row, { state: 'detached' });
+    const list = (await gql<{ app: { suppressions: { nodes: ApiSuppression[] } } }>(admin, SUPPRESSIONS, { id: data.appId })).app.suppressions.nodes;
+    expect(list.map((x) => x.id)).not.toContain(data.baselines.sms);
+    expect((await shownSuppressions(s.page)).map((x) => x.id)).toEqual(list.map((x) => x.id));
     await clean(s);
   });
 });

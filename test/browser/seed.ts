@@ -13,11 +13,14 @@ import { registerBuild, uploadPackage, waitForStaticScan } from '../integration/
 import { createApp } from '../../src/services/apps-service';
 import { createApiKey } from '../../src/services/keys-service';
 import { operatorContext } from '../../src/services/operator-context';
+import { riskyManifest, seedBaselines, type SeededBaselines } from './seed-baselines';
 
 export interface Seeded {
   appId: string;
   quietAppId: string;
   builds: { risky: string; clean: string; pending: string };
+  /** Later builds of the risky package and the app's suppressions. */
+  baselines: SeededBaselines;
   nightlyKey: { id: string; key: string };
   ciKey: { id: string; key: string };
 }
@@ -48,21 +51,17 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
   }
 
   // Two real APKs: a debuggable debug-signed one (a poor grade and findings) and a release-signed one.
-  const riskyApk = await buildApk({
-    manifest: androidManifest({
-      versionName: '2.4.1', minSdk: 21, targetSdk: 34, application: { 'android:debuggable': 'true', 'android:allowBackup': 'true' }, body: '<activity android:name=".Main" android:exported="true"/>',
-      manifestExtra: '<uses-permission android:name="android.permission.CAMERA"/><uses-permission android:name="android.permission.READ_SMS"/>',
-    }),
-    sign: 'debug',
-  });
+  const riskyApk = await buildApk({ manifest: riskyManifest('2.4.1'), sign: 'debug' });
   const cleanApk = await buildApk({ manifest: androidManifest({ versionName: '2.5.0', minSdk: 26, targetSdk: 34, application: { 'android:allowBackup': 'false' } }), sign: 'release' });
   const risky = await uploadPackage(h, ci.key, riskyApk, 'android', '2.4.1');
   h.clock.advance(60_000);
   const clean = await uploadPackage(h, ci.key, cleanApk, 'android', '2.5.0');
   h.clock.advance(60_000);
   const pending = await registerBuild(h, ci.key, { platform: 'ios', version: '2.5.0', commit: 'b1946ac92492d2347c6235b4d2611184b1946ac9' });
-  await waitForStaticScan(h, ci.key, risky.id);
+  const riskyScan = (await waitForStaticScan(h, ci.key, risky.id)).scans.find((x: { engine: string }) => x.engine === 'static');
   await waitForStaticScan(h, ci.key, clean.id);
+  // Two more builds of the risky package, the second after a suppression expired: a comparison to show.
+  const baselines = await seedBaselines(h, appId, { ci: ci.key, rules: rules.key }, riskyScan.id);
 
   // Six days of events: hooking on the risky build from a handful of devices, the rest spread.
   const now = h.clock.now().getTime();
@@ -138,6 +137,7 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
     appId,
     quietAppId: quiet._id,
     builds: { risky: risky.id, clean: clean.id, pending: pending.id },
+    baselines,
     nightlyKey: { id: nightly.doc._id, key: nightly.key },
     ciKey: { id: ci.doc._id, key: ci.key },
   };

@@ -12,12 +12,15 @@ export type Suppression = NonNullable<Types.AppSuppressionsQuery['app']>['suppre
 /** A week: an active suppression ending within it is about to put its findings back into the grade. */
 const SOON_MS = 7 * 86_400_000;
 
-/** When it ends, as a date with how far: past (expired), within a week (soon), or later. */
-function Expiry({ at, now = Date.now() }: { at: string; now?: number }) {
+/**
+ * When it ends: the date, marked expired when the service says so (its clock decides which scans it applies to, not
+ * this machine's), else how far ahead, in warning colour within a week.
+ */
+function Expiry({ at, expired, now = Date.now() }: { at: string; expired: boolean; now?: number }) {
   const left = Date.parse(at) - now;
   return (
-    <span class={left <= 0 ? 'expired' : left < SOON_MS ? 'soon' : ''} title={when(at)} data-expires={at}>
-      {when(at).slice(0, 10)} <span class="muted">({left <= 0 ? `ended ${ago(at, now)}` : ago(at, now)})</span>
+    <span class={expired ? 'expired' : left < SOON_MS ? 'soon' : ''} title={when(at)} data-expires={at}>
+      {when(at).slice(0, 10)} <span class="muted">({expired ? 'ended' : ago(at, now)})</span>
     </span>
   );
 }
@@ -94,7 +97,7 @@ export function SuppressionsView({ appId, role }: ViewProps) {
                         <td class="mono" data-field="created-by">{s.createdBy}</td>
                         <td title={when(s.createdAt)} data-field="created-at" data-value={s.createdAt}>{ago(s.createdAt)}</td>
                         <td data-field="expires-at">
-                          <Expiry at={s.expiresAt} />
+                          <Expiry at={s.expiresAt} expired={s.status === 'expired'} />
                         </td>
                         <td data-field="status">
                           <Tag tone={s.status === 'active' ? 'ok' : 'muted'}>{s.status}</Tag>
