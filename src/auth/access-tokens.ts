@@ -65,5 +65,6 @@ export async function verifyAccessToken(deps: Deps, unverifiedToken: string): Pr
     scopes: ACCESS_TOKEN_SCOPES.filter((scope) => scopes.includes(scope) && allowed.has(scope)),
     expiresAt: new Date(exp * 1000),
     tokenId: jti,
+    ...(typeof verified.claims.sub === 'string' ? { subject: verified.claims.sub } : {}),
   };
 }

@@ -27,6 +27,8 @@ export interface AccessTokenPrincipal {
   expiresAt: Date;
   /** The token's jti: finds the verified job claims recorded at the exchange (build provenance). */
   tokenId: string;
+  /** The CI job's OIDC subject the token was minted for (its `sub`): who the access log names. */
+  subject?: string;
 }
 
 export interface StaffPrincipal {

@@ -13,6 +13,9 @@ export const AUDIT_ACTIONS = [
   // An accepted finding (rules:write): the suppression and the finding it names.
   'suppression.created',
   'suppression.deleted',
+  // A webhook sends an app's alerts to a URL its key holder (rules:write) or an admin chose: who added or removed one.
+  'webhook.created',
+  'webhook.deleted',
   // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
   'app.created',
   'api_key.created',

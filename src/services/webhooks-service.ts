@@ -8,6 +8,7 @@ import { newId } from '../core/ids';
 import { newWebhookSecret, secretBytes } from '../webhooks/signature';
 import { sealSecret } from '../webhooks/secret-box';
 import { GRADE_BANDS } from '../scan/score';
+import { actorOf, recordAudit } from './audit-service';
 
 export interface WebhookInput {
   url: string;
@@ -47,7 +48,10 @@ function inputErrors(ctx: RequestContext, input: WebhookInput): FieldError[] {
   return errors;
 }
 
-/** Creates a webhook (rules:write, or admin staff); the secret is returned here and never again. */
+/**
+ * Creates a webhook (rules:write, or admin staff); the secret is returned here and never again. Audited as
+ * webhook.created with the URL's host only: its path or query may carry the receiver's token.
+ */
 export async function createWebhook(ctx: RequestContext, appId: string, input: WebhookInput): Promise<{ webhook: WebhookDoc; secret: string }> {
   await appAccess(ctx, 'rules:write', appId, { write: true });
   const errors = inputErrors(ctx, input);
@@ -68,6 +72,7 @@ export async function createWebhook(ctx: RequestContext, appId: string, input: W
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_WEBHOOKS_PER_APP} webhooks` }], 'The app has too many webhooks.');
   ctx.deps.instance.webhooks.forget(appId);
   ctx.logger.info({ appId, webhookId: id }, 'webhook created');
+  await recordAudit(ctx, { appId, action: 'webhook.created', subject: id, actor: actorOf(ctx), details: { webhookId: id, host: new URL(doc.url).host, events: doc.events.join(' ') } });
   return { webhook: doc, secret };
 }
 
@@ -78,11 +83,12 @@ export async function listWebhooks(ctx: RequestContext, appId: string): Promise<
   return Promise.all(webhooks.map(async (webhook) => ({ webhook, deliveries: await ctx.repos.webhookDeliveries.recentForWebhook(appId, webhook._id) })));
 }
 
-/** Deletes a webhook and its queued deliveries. */
+/** Deletes a webhook and its queued deliveries; audited as webhook.deleted. */
 export async function deleteWebhook(ctx: RequestContext, appId: string, webhookId: string): Promise<void> {
   await appAccess(ctx, 'rules:write', appId, { write: true });
   const deleted = await ctx.repos.webhooks.deleteForApp(appId, webhookId);
   if (!deleted) throw notFound('Webhook');
   ctx.deps.instance.webhooks.forget(appId);
   await ctx.repos.webhookDeliveries.deleteForWebhook(appId, webhookId);
+  await recordAudit(ctx, { appId, action: 'webhook.deleted', subject: webhookId, actor: actorOf(ctx), details: { webhookId, host: new URL(deleted.url).host } });
 }

@@ -483,7 +483,8 @@ export interface paths {
          *     link-local, unique-local, shared (100.64/10), multicast or unspecified address is refused, so a webhook
          *     cannot reach an internal network. `secret`, when given, is `whsec_` and the base64 of 24 to 64 random
          *     bytes; otherwise one is generated. It is returned in this answer only. An app has at most 10 webhooks
-         *     (422 beyond). Needs `rules:write` for this app.
+         *     (422 beyond). Recorded in the audit trail as `webhook.created` (its `subject` is the webhook's id; the URL's host
+         *     is kept, never its path or query, which may carry a token). Needs `rules:write` for this app.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -504,7 +505,8 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook
-         * @description Deletes the webhook; its pending deliveries are not sent. Needs `rules:write` for this app.
+         * @description Deletes the webhook; its pending deliveries are not sent. Recorded in the audit trail as `webhook.deleted`
+         *     (its `subject` is the webhook's id). Needs `rules:write` for this app.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -652,7 +654,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted" | "webhook.created" | "webhook.deleted";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];
