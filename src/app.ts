@@ -10,6 +10,7 @@ import { accessLog } from './http/access-log';
 import { graphqlMetrics, httpMetrics, metricsEndpoint } from './metrics';
 import { createConsoleRouter } from './http/console';
 import { inSequence } from './http/sequence';
+import { landing } from './http/landing';
 
 export interface HttpApp {
   app: Express;
@@ -24,6 +25,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.set('etag', false);
   // What every request meets first, as one layer of the app's router.
   app.use(inSequence([requestTimeout(deps.config.requestTimeoutMs), requestContext(deps), accessLog(() => deps.logger), httpMetrics()]));
+  app.get('/', landing(deps.config));
   app.get('/healthz', healthz);
   app.get('/readyz', readyz(deps));
   app.get('/metrics', metricsEndpoint(deps.config));

@@ -39,7 +39,7 @@ function Trend({ points, range }: { points: Point[]; range: ViewProps['range'] }
     return (
       <Panel title="Threats per detection per day" id="trend">
         <Empty title={`No threats reported between ${range.from} and ${range.to}.`}>
-          Devices report security events to POST /v1/events with a key holding threats:write. Widen the date range or pick another app.
+          Devices report security events to POST /v1/events with a key holding events:ingest. Widen the date range or pick another app.
         </Empty>
       </Panel>
     );
