@@ -8,6 +8,9 @@ export type ScanEngine = 'preview' | 'static';
 export type ScanBaselineRef = { scanId: string; buildId: string };
 export type ScanDiffCounts = { new: number; existing: number; fixed: number };
 
+/** What a baseline read returns: the scan's id and build, and each finding's rule, title, fingerprint and suppression. */
+export type BaselineScan = Pick<ScanDoc, '_id' | 'buildId'> & { findings: Array<Pick<ScanFinding, 'id' | 'title' | 'fingerprint' | 'suppressed'>> };
+
 export interface ScanDoc {
   _id: string; // scn_...
   appId: string;
@@ -90,9 +93,9 @@ export class ScansRepo {
    * the scans completed in). One indexed read. Scans without buildCreatedAt (stored before baselines existed, or of a
    * package not analysed) never match.
    */
-  async baselineFor(key: { appId: string; engine: ScanEngine; platform: Platform; name: string }, before: { at: Date; buildId: string }): Promise<ScanDoc | null> {
+  async baselineFor(key: { appId: string; engine: ScanEngine; platform: Platform; name: string }, before: { at: Date; buildId: string }): Promise<BaselineScan | null> {
     const [latest] = await this.col
-      .find({
+      .find<BaselineScan>({
         appId: key.appId,
         engine: key.engine,
         'target.platform': key.platform,
@@ -101,6 +104,8 @@ export class ScansRepo {
       })
       .sort({ buildCreatedAt: -1, buildId: -1 })
       .limit(1)
+      // Only what the comparison reads: a baseline's details, fixes, signing and inventory stay in the database.
+      .project<BaselineScan>({ _id: 1, buildId: 1, 'findings.id': 1, 'findings.title': 1, 'findings.fingerprint': 1, 'findings.suppressed': 1 })
       .toArray();
     return latest ?? null;
   }

@@ -16,7 +16,7 @@ export type Comparison = {
   unsuppressed: FindingRef[];
 };
 
-const ref = (f: ScanFinding & { fingerprint: string }): FindingRef => ({ id: f.id, fingerprint: f.fingerprint, title: f.title });
+const ref = (f: BaselineFinding & { fingerprint: string }): FindingRef => ({ id: f.id, fingerprint: f.fingerprint, title: f.title });
 
 /**
  * Fingerprints the findings of a scan of `pkg`, marks each `new` or `existing` against the baseline's findings (null:
@@ -24,8 +24,10 @@ const ref = (f: ScanFinding & { fingerprint: string }): FindingRef => ({ id: f.i
  * fingerprints absent now. Unsuppressed: findings the baseline listed as suppressed that no suppression accepts now.
  * Linear in both lists.
  */
-export function compareWithBaseline(findings: readonly Finding[], pkg: string, baseline: { findings: readonly ScanFinding[] } | null, suppressions: readonly ActiveSuppression[]): Comparison {
-  const before = new Map<string, ScanFinding>();
+type BaselineFinding = Pick<ScanFinding, 'id' | 'title' | 'fingerprint' | 'suppressed'>;
+
+export function compareWithBaseline(findings: readonly Finding[], pkg: string, baseline: { findings: readonly BaselineFinding[] } | null, suppressions: readonly ActiveSuppression[]): Comparison {
+  const before = new Map<string, BaselineFinding>();
   for (const f of baseline?.findings ?? []) if (f.fingerprint) before.set(f.fingerprint, f);
   const index = new SuppressionIndex(suppressions);
   const seen = new Set<string>();
@@ -41,7 +43,7 @@ export function compareWithBaseline(findings: readonly Finding[], pkg: string, b
     if (was?.suppressed && !suppressed && unsuppressed.length < MAX_LISTED_REFS) unsuppressed.push(ref(stored));
     return stored;
   });
-  const fixed = [...before.values()].filter((f): f is ScanFinding & { fingerprint: string } => !seen.has(f.fingerprint as string));
+  const fixed = [...before.values()].filter((f): f is BaselineFinding & { fingerprint: string } => !seen.has(f.fingerprint as string));
   return {
     findings: out,
     diff: { new: out.length - existing, existing, fixed: fixed.length },
