@@ -514,4 +514,24 @@ describe('comparison with the baseline, and suppressions', () => {
     expect((await shownSuppressions(s.page)).map((x) => x.id)).toEqual(list.map((x) => x.id));
     await clean(s);
   });
+
+  it('suppressions: "Load more" appends the next page, every suppression once in the API\'s order', async () => {
+    const team = await h.newKey(data.appId, ['rules:write']);
+    const expiresAt = new Date(h.clock.now().getTime() + 30 * DAY).toISOString();
+    for (let i = 0; i < 25; i++) {
+      const res = await h.api(`/v1/apps/${data.appId}/suppressions`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(team.key) }, body: JSON.stringify({ findingId: 'android.task-affinity', reason: `Accepted for the pilot ${i}`, expiresAt }) });
+      expect(res.status).toBe(201);
+      h.clock.advance(1_000);
+    }
+    const list = (await gql<{ app: { suppressions: { totalCount: number; nodes: ApiSuppression[] } } }>(admin, SUPPRESSIONS, { id: data.appId })).app.suppressions;
+    expect(list.totalCount).toBeGreaterThan(25);
+    const s = await open(support, route('suppressions'));
+    await s.page.waitForSelector('[data-table=suppressions]');
+    expect((await shownSuppressions(s.page)).map((x) => x.id)).toEqual(list.nodes.slice(0, 25).map((x) => x.id));
+    await s.page.click('[data-panel=suppressions] [data-more]');
+    await s.page.waitForSelector('[data-panel=suppressions] [data-more]', { state: 'detached' });
+    expect((await shownSuppressions(s.page)).map((x) => x.id)).toEqual(list.nodes.map((x) => x.id));
+    expect(await s.page.textContent('[data-panel=suppressions] [data-field=shown]')).toBe(String(list.totalCount));
+    await clean(s);
+  });
 });

@@ -85,7 +85,7 @@ export function SuppressionsView({ appId, role }: ViewProps) {
                   <tbody>
                     {items.map((s) => (
                       <tr data-suppression={s.id}>
-                        <td class="mono" data-field="rule">{s.findingId}</td>
+                        <td class="mono nowrap" data-field="rule">{s.findingId}</td>
                         <td data-field="fingerprint" data-value={s.fingerprint ?? ''}>
                           {s.fingerprint ? (
                             <code title={s.fingerprint}>{shortHash(s.fingerprint)}</code>
@@ -95,7 +95,7 @@ export function SuppressionsView({ appId, role }: ViewProps) {
                         </td>
                         <td class="reason" data-field="reason">{s.reason}</td>
                         <td class="mono" data-field="created-by">{s.createdBy}</td>
-                        <td title={when(s.createdAt)} data-field="created-at" data-value={s.createdAt}>{ago(s.createdAt)}</td>
+                        <td class="nowrap" title={when(s.createdAt)} data-field="created-at" data-value={s.createdAt}>{ago(s.createdAt)}</td>
                         <td data-field="expires-at">
                           <Expiry at={s.expiresAt} expired={s.status === 'expired'} />
                         </td>
