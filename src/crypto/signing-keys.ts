@@ -87,21 +87,23 @@ export class SigningKeys {
    * Two first keys both stay active, which is harmless (verification is by kid) until the next rotation retires them.
    */
   private async activeKey(): Promise<SigningKeyDoc> {
-    const active = await this.repo.findActive();
-    if (active) return active;
-    // One first key per instance, ever: the promise is kept once it succeeds, because a caller whose read found no key
-    // just before the insert landed may only get here after it resolved (and would otherwise create a second one).
-    this.firstKey ??= this.insertActiveKey().catch((error: unknown) => {
-      this.firstKey = null;
-      throw error;
-    });
-    await this.firstKey;
-    const created = await this.repo.findActive();
-    if (!created) {
-      this.firstKey = null; // every key retired since (by hand): the next caller creates one again
-      throw new Error('no active signing key after creating one');
+    // Twice at most: a first key this instance made long ago may have been retired by hand since, with none after it.
+    for (let round = 0; round < 2; round++) {
+      const active = await this.repo.findActive();
+      if (active) return active;
+      // One first key per instance, ever: the promise is kept once it succeeds, because a caller whose read found no
+      // key just before the insert landed may only get here after it resolved (and would otherwise make a second one).
+      const pending = (this.firstKey ??= this.insertActiveKey().catch((error: unknown) => {
+        this.firstKey = null;
+        throw error;
+      }));
+      await pending;
+      const created = await this.repo.findActive();
+      if (created) return created;
+      // Every key retired since (by hand): the one this instance made is spent; the next round makes another.
+      if (this.firstKey === pending) this.firstKey = null;
     }
-    return created;
+    throw new Error('no active signing key after creating one');
   }
 
   private async importKey(doc: SigningKeyDoc, which: 'private' | 'public'): Promise<CryptoKey | Uint8Array> {

@@ -3,9 +3,8 @@ import { appAccess } from '../auth/authorize';
 import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
 
-/** Daily statistics cover at most this many days, and read at most this many windows, per call. */
+/** Daily statistics cover at most this many days per call (the rows they read: DASHBOARD_MAX_ROWS). */
 export const MAX_STATS_DAYS = 92;
-export const MAX_STATS_WINDOWS = 200_000;
 
 export interface ThreatFilterInput {
   detection?: string | null;
@@ -64,7 +63,8 @@ export interface DailyCount {
 
 /**
  * Per UTC day and detection: merged threats, events (sum of counts) and distinct devices, for a dashboard. Computed by
- * one bounded scan of the range (FerretDB lacks the aggregation operators for it), so the range is bounded too.
+ * one bounded scan of the range (FerretDB lacks the aggregation operators for it), so the range is bounded too, and
+ * the rows it reads by DASHBOARD_MAX_ROWS; priced as an aggregate by /graphql's cost limit (src/graphql/limits.ts).
  */
 export async function threatStats(ctx: RequestContext, input: { appId: string; from: Date; to: Date }): Promise<DailyCount[]> {
   await appAccess(ctx, 'threats:read', input.appId, { write: false });
@@ -72,12 +72,14 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
   if (!(span > 0)) throw validationFailed([{ pointer: '/to', message: 'must be after from' }]);
   if (span > MAX_STATS_DAYS * 86_400_000) throw validationFailed([{ pointer: '/to', message: `the range may span at most ${MAX_STATS_DAYS} days` }]);
 
+  // Threats and merge records together, as the dashboards' aggregates count them (DASHBOARD_MAX_ROWS).
+  const cap = ctx.deps.config.dashboards.maxRows;
   const buckets = new Map<string, { day: string; detection: Detection; threats: number; events: number; devices: Set<string> }>();
   const foldedUpTo = new Map<string, number>();
   let seen = 0;
-  for await (const row of ctx.repos.threats.statsRows(input.appId, input.from, input.to, MAX_STATS_WINDOWS)) {
-    if (++seen > MAX_STATS_WINDOWS) {
-      throw validationFailed([{ pointer: '/to', message: `more than ${MAX_STATS_WINDOWS} threats in range; narrow it` }]);
+  for await (const row of ctx.repos.threats.statsRows(input.appId, input.from, input.to, cap)) {
+    if (++seen > cap) {
+      throw validationFailed([{ pointer: '/to', message: `more than ${cap} threats and merge records in range; narrow it` }]);
     }
     const day = row.occurredAt.toISOString().slice(0, 10);
     const id = `${day}|${row.detection}`;
@@ -89,9 +91,9 @@ export async function threatStats(ctx: RequestContext, input: { appId: string; f
     buckets.set(id, bucket);
   }
   // Occurrences merged by later requests count as events of their threat's day; their devices are already counted.
-  for await (const row of ctx.repos.threatMerges.statsRows(input.appId, input.from, input.to, MAX_STATS_WINDOWS)) {
-    if (++seen > MAX_STATS_WINDOWS) {
-      throw validationFailed([{ pointer: '/to', message: `more than ${MAX_STATS_WINDOWS} threats in range; narrow it` }]);
+  for await (const row of ctx.repos.threatMerges.statsRows(input.appId, input.from, input.to, cap - seen)) {
+    if (++seen > cap) {
+      throw validationFailed([{ pointer: '/to', message: `more than ${cap} threats and merge records in range; narrow it` }]);
     }
     const bucket = buckets.get(`${row.threatOccurredAt.toISOString().slice(0, 10)}|${row.detection}`);
     // A record older than its threat's fold is in the fold already (it waits to be deleted).
