@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './core/logger';
 import { connectMongo } from './data/db';
 import { createRepositories, ensureAllIndexes } from './data/repositories';
 import { SigningKeys } from './crypto/signing-keys';
+import { ScanWorkers } from './scan/worker';
 import { FlexibleRateLimiter } from './rate-limit/rate-limiter';
 import { loadServiceSecret } from './crypto/service-secrets';
 import { CursorCodec } from './crypto/cursors';
@@ -100,6 +101,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       apps: new AppCache(),
       windows: new WindowCache(),
       webhooks: new WebhookCache(),
+      scanWorkers: new ScanWorkers(config.scanIsolation),
       fixedDocumentCosts: new WeakMap(),
     },
   };

@@ -16,6 +16,7 @@ import type { RunningExports } from '../threats/export-budget';
 import type { WindowCache } from '../threats/window-cache';
 import type { WebhookCache } from '../webhooks/webhook-cache';
 import type { AppCache } from '../auth/app-cache';
+import type { ScanWorkers } from '../scan/worker';
 
 /**
  * What one instance keeps in memory beside its dependencies, made with them (src/bootstrap.ts): one set per process
@@ -35,6 +36,8 @@ export interface InstanceState {
   windows: WindowCache;
   /** Each app's webhooks, remembered for a few seconds. */
   webhooks: WebhookCache;
+  /** The analysis workers of this instance's scan jobs (SCAN_WORKERS at most), shared by every runner it starts. */
+  scanWorkers: ScanWorkers;
   /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */
   fixedDocumentCosts: WeakMap<object, number>;
 }

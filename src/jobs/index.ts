@@ -1,6 +1,6 @@
 import type { Deps } from '../core/deps';
 import { JobRunner, type JobHandler, type RunnerOptions } from './job-runner';
-import { giveUpScanJob, runScanJob, scanWorkersFor } from './scan-job';
+import { giveUpScanJob, runScanJob } from './scan-job';
 import type { ScanWorkers } from '../scan/worker';
 import { queueOwedStaticScans } from '../services/build-hooks';
 import { operatorContext } from '../services/operator-context';
@@ -13,7 +13,7 @@ export { staticScanId } from './scan-job';
  * The runner of static scan jobs over the process's dependencies (not started: call start()). Analyses run in the
  * process's analysis workers, configured by SCAN_WORKERS, SCAN_WORKER_MEMORY_MB and SCAN_DEADLINE_S.
  */
-export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}, workers: ScanWorkers = scanWorkersFor(deps.config)): JobRunner {
+export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}, workers: ScanWorkers = deps.instance.scanWorkers): JobRunner {
   // Package copies of scans a crash interrupted go with the sweep, each minute (an analysis ends within its
   // deadline; 10 minutes more for the copy), so a process restarted at once still removes its predecessor's.
   const staleCopiesAfterMs = deps.config.scanIsolation.deadlineMs + 10 * 60_000;

@@ -5,7 +5,7 @@ import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc } from '../data/scans-repo';
 import { UNANALYSED_FINDING_IDS, type Finding } from '../scan';
 import type { StaticAnalysis } from '../scan/static';
-import { ScanWorkers } from '../scan/worker';
+import type { ScanWorkers } from '../scan/worker';
 import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
@@ -34,21 +34,12 @@ export function staticScanId(job: Pick<ScanJobDoc, '_id'>): string {
   return `scn_${job._id.replace(/^job_/, '')}`;
 }
 
-// One set of analysis workers per configuration, shared by every runner of the process so SCAN_WORKERS holds.
-const workersByConfig = new WeakMap<Deps['config'], ScanWorkers>();
-
-export function scanWorkersFor(config: Deps['config']): ScanWorkers {
-  let workers = workersByConfig.get(config);
-  if (!workers) workersByConfig.set(config, (workers = new ScanWorkers(config.scanIsolation)));
-  return workers;
-}
-
 /**
  * Analyses the uploaded package of the job's build in an analysis worker and writes its static scan (once).
  * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
  * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
  */
-export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = scanWorkersFor(deps.config), stopping?: AbortSignal): Promise<void | 'deferred'> {
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = deps.instance.scanWorkers, stopping?: AbortSignal): Promise<void | 'deferred'> {
   const scanId = staticScanId(job);
   const written = await deps.repos.scans.findById(job.appId, scanId);
   if (written) return recordStaticGrade(operatorContext(deps, null), written); // written by an earlier attempt, which may have stopped before this
