@@ -21,6 +21,11 @@ export interface WebhookDeliveryDoc {
   /** No attempt starts after this (created + 24 h): the delivery fails instead. */
   giveUpAt: Date;
   createdAt: Date;
+  /**
+   * While an attempt runs: when its claim lapses; null (or absent, older documents) otherwise. The apps with an attempt
+   * in flight on any instance are found by it, so that other apps' deliveries are claimed first (appsInFlight).
+   */
+  leaseUntil?: Date | null;
 }
 
 /** How many deliveries of a webhook GET shows. */
@@ -38,6 +43,10 @@ export class WebhookDeliveriesRepo {
       { key: { status: 1, nextAttemptAt: 1 }, name: 'status_next' },
       { key: { appId: 1, webhookId: 1, createdAt: -1, _id: -1 }, name: 'app_webhook_created' },
       { key: { createdAt: 1 }, name: 'created' },
+      // The attempts in flight now, on every instance: a handful per sender (appsInFlight).
+      { key: { status: 1, leaseUntil: 1 }, name: 'status_lease' },
+      // An app's pending deliveries, newest first, to find those beyond its cap (overCap).
+      { key: { appId: 1, status: 1, createdAt: -1 }, name: 'app_status_created' },
     ]);
   }
 
@@ -46,16 +55,50 @@ export class WebhookDeliveriesRepo {
   }
 
   /**
-   * Claims the most overdue pending delivery: counts the attempt and moves nextAttemptAt to the end of the lease, in
-   * one atomic update. The attempt number fences the outcome: a sender whose lease lapsed and was claimed again
-   * cannot record over the newer attempt.
+   * Claims the most overdue pending delivery (with `otherThan`, only one of another app): counts the attempt and moves
+   * nextAttemptAt and leaseUntil to the end of the lease, in one atomic update. The attempt number fences the outcome:
+   * a sender whose lease lapsed and was claimed again cannot record over the newer attempt. With `otherThan`, MongoDB
+   * walks status_next past those apps' due deliveries: at most maxPendingPerApp each (overCap keeps it so).
    */
-  claimDue(now: Date, leaseMs: number): Promise<WebhookDeliveryDoc | null> {
+  claimDue(now: Date, leaseMs: number, otherThan: string[] = []): Promise<WebhookDeliveryDoc | null> {
+    const until = new Date(now.getTime() + leaseMs);
     return this.col.findOneAndUpdate(
-      { status: 'pending', nextAttemptAt: { $lte: now } },
-      { $set: { nextAttemptAt: new Date(now.getTime() + leaseMs), lastAttemptAt: now }, $inc: { attempts: 1 } },
+      { status: 'pending', nextAttemptAt: { $lte: now }, ...(otherThan.length ? { appId: { $nin: otherThan } } : {}) },
+      { $set: { nextAttemptAt: until, leaseUntil: until, lastAttemptAt: now }, $inc: { attempts: 1 } },
       { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
     );
+  }
+
+  /** The apps with an attempt in flight now (a live claim), on any instance: at most `limit`. */
+  async appsInFlight(now: Date, limit = 1000): Promise<string[]> {
+    const docs = await this.col.find({ status: 'pending', leaseUntil: { $gt: now } }, { projection: { appId: 1 } }).limit(limit).toArray();
+    return [...new Set(docs.map((d) => d.appId))];
+  }
+
+  /**
+   * The app's pending deliveries beyond its newest `keep`, oldest last (at most `limit`), other than those in flight:
+   * what the per-app cap drops. Served by app_status_created, skipping `keep` index entries.
+   */
+  overCap(appId: string, keep: number, now: Date, limit: number): Promise<Array<Pick<WebhookDeliveryDoc, '_id' | 'webhookId'>>> {
+    return this.col
+      .find({ appId, status: 'pending', leaseUntil: { $not: { $gt: now } } }, { projection: { _id: 1, webhookId: 1 } })
+      .sort({ createdAt: -1 })
+      .skip(keep)
+      .limit(limit)
+      .toArray();
+  }
+
+  /**
+   * Drops pending deliveries (the per-app cap): they fail at once, never sent, with `reason`. Only those still pending
+   * and not claimed meanwhile; how many were dropped.
+   */
+  async drop(ids: string[], now: Date, reason: string): Promise<number> {
+    if (!ids.length) return 0;
+    const result = await this.col.updateMany(
+      { _id: { $in: ids }, status: 'pending', leaseUntil: { $not: { $gt: now } } },
+      { $set: { status: 'failed', nextAttemptAt: now, leaseUntil: null, lastError: reason } },
+    );
+    return result.modifiedCount;
   }
 
   /**
@@ -63,7 +106,7 @@ export class WebhookDeliveriesRepo {
    * attempt its claim counted taken back. Fenced like recordAttempt.
    */
   async defer(id: string, attempt: number, until: Date): Promise<boolean> {
-    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: { nextAttemptAt: until }, $inc: { attempts: -1 } });
+    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: { nextAttemptAt: until, leaseUntil: null }, $inc: { attempts: -1 } });
     return result.modifiedCount === 1;
   }
 
@@ -73,7 +116,7 @@ export class WebhookDeliveriesRepo {
     attempt: number,
     outcome: { status: DeliveryStatus; nextAttemptAt: Date; lastResponseStatus: number | null; lastError: string | null },
   ): Promise<boolean> {
-    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: outcome });
+    const result = await this.col.updateOne({ _id: id, attempts: attempt }, { $set: { ...outcome, leaseUntil: null } });
     return result.modifiedCount === 1;
   }
 

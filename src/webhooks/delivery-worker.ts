@@ -40,7 +40,8 @@ export interface WorkerNeeds {
 
 /**
  * Sends due webhook deliveries. Any number of workers, in one process or many, share the queue: a claim is atomic and
- * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimDue).
+ * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimDue). Lanes are shared among apps
+ * (claimNext), as the scan job runner shares its own.
  */
 export class WebhookWorker {
   /** Consecutive failed or slow attempts per webhook, and until when its deliveries wait (service clock, ms). */
@@ -84,7 +85,7 @@ export class WebhookWorker {
     const lane = async () => {
       for (;;) {
         const now = this.needs.clock.now();
-        const job = await this.needs.repos.webhookDeliveries.claimDue(now, LEASE_MS);
+        const job = await this.claimNext(now);
         if (!job) return;
         const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
         if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
@@ -97,6 +98,17 @@ export class WebhookWorker {
     };
     await Promise.all(Array.from({ length: this.options.concurrency }, lane));
     return made;
+  }
+
+  /**
+   * Apps take turns: a delivery of an app with no attempt in flight, on any instance, goes before the oldest due one.
+   * An app whose receivers are slow holds every lane only while no other app has a delivery due; another app's first
+   * delivery then waits for one lane to free, one attempt's deadline at most.
+   */
+  private async claimNext(now: Date): Promise<WebhookDeliveryDoc | null> {
+    const deliveries = this.needs.repos.webhookDeliveries;
+    const busy = await deliveries.appsInFlight(now);
+    return (busy.length ? await deliveries.claimDue(now, LEASE_MS, busy) : null) ?? deliveries.claimDue(now, LEASE_MS);
   }
 
   private async attempt(job: WebhookDeliveryDoc): Promise<void> {

@@ -1,0 +1,123 @@
+// Protects: webhook delivery lanes are shared fairly among apps (docs/configuration.md, "Webhooks"). A delivery of
+// an app with no attempt in flight, on any instance, is claimed before older deliveries of an app that has one; an
+// app's pending deliveries are capped (WEBHOOK_MAX_PENDING_PER_APP), the oldest dropped unsent and counted in the
+// metrics and the webhook's status; an attempt has one deadline for the whole exchange (WEBHOOK_ATTEMPT_TIMEOUT_MS),
+// and an answer after it is a failure; the cleanup removes everything past retention however much there is; one
+// app's slow receivers do not delay another app's first delivery by more than one attempt's deadline.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
+import { WebhookWorker } from '../../src/webhooks/delivery-worker';
+import type { WebhookDeliveryDoc } from '../../src/data/webhook-deliveries-repo';
+import { DELIVERY_WINDOW_MS } from '../../src/webhooks/enqueue';
+
+/** A receiver on loopback that answers `status` after `delayMs` (real time) and records what it got, in order. */
+class Receiver {
+  received: { id: string; at: number }[] = [];
+  delayMs = 0;
+  private server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      this.received.push({ id: String(req.headers['webhook-id']), at: performance.now() });
+      setTimeout(() => res.writeHead(200).end('ok'), this.delayMs);
+    });
+  });
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  }
+}
+
+let h: Harness;
+const receivers: Receiver[] = [];
+beforeAll(async () => {
+  h = await startHarness({ env: { WEBHOOK_ALLOW_INSECURE_LOOPBACK: '1' } });
+});
+afterAll(async () => {
+  for (const r of receivers) await r.stop().catch(() => undefined);
+  await h.close();
+});
+// Each test starts with an empty queue: the worker serves every app's deliveries.
+beforeEach(async () => {
+  await h.deps.db.collection('webhook_deliveries').deleteMany({});
+});
+
+async function receiver(delayMs = 0): Promise<Receiver> {
+  const r = new Receiver();
+  r.delayMs = delayMs;
+  await r.listen();
+  receivers.push(r);
+  return r;
+}
+
+const worker = (concurrency = 4, attemptTimeoutMs?: number) =>
+  new WebhookWorker(
+    {
+      repos: h.deps.repos,
+      clock: h.clock,
+      logger: h.deps.logger,
+      config: attemptTimeoutMs ? { ...h.deps.config, webhookDelivery: { ...h.deps.config.webhookDelivery, attemptTimeoutMs } } : h.deps.config,
+    },
+    { pollIntervalMs: 1_000, concurrency },
+  );
+
+/** An app with `n` webhooks to `url`; its owner's key and the webhooks' ids. */
+async function appWithWebhooks(url: string, n: number): Promise<{ appId: string; owner: string; webhookIds: string[] }> {
+  const { appId } = await h.newApp('enterprise');
+  const owner = (await h.newKey(appId, ['rules:write', 'rules:read'])).key;
+  const webhookIds: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await h.api(`/v1/apps/${appId}/webhooks`, { method: 'POST', headers: json(owner), body: JSON.stringify({ url, events: ['oidc.denied'] }) });
+    expect(res.status).toBe(201);
+    webhookIds.push((await readJson(res)).id);
+  }
+  return { appId, owner, webhookIds };
+}
+
+let serial = 0;
+/** Queues `n` deliveries round the app's webhooks, due now, each a millisecond of service time after the last. */
+async function queue(app: { appId: string; webhookIds: string[] }, n: number): Promise<string[]> {
+  const docs: WebhookDeliveryDoc[] = [];
+  for (let i = 0; i < n; i++) {
+    const now = h.clock.now();
+    docs.push({
+      _id: `whd_fair${String(serial++).padStart(8, '0')}`,
+      appId: app.appId,
+      webhookId: app.webhookIds[i % app.webhookIds.length],
+      type: 'oidc.denied',
+      body: JSON.stringify({ type: 'oidc.denied', timestamp: now.toISOString(), data: { appId: app.appId, reason: 'test', subject: null } }),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastAttemptAt: null,
+      lastResponseStatus: null,
+      lastError: null,
+      giveUpAt: new Date(now.getTime() + DELIVERY_WINDOW_MS),
+      createdAt: now,
+    });
+    h.clock.advance(1);
+  }
+  await h.deps.repos.webhookDeliveries.insert(docs);
+  return docs.map((d) => d._id);
+}
+
+it('claims a delivery of an app with no attempt in flight before the older deliveries of an app that has one elsewhere', async () => {
+  const r = await receiver();
+  const flooding = await appWithWebhooks(r.url, 2);
+  const other = await appWithWebhooks(r.url, 1);
+  const backlog = await queue(flooding, 5);
+  const [alert] = await queue(other, 1);
+  // Another instance holds the flooding app's oldest delivery (an attempt to a slow receiver, say).
+  const held = await h.deps.repos.webhookDeliveries.claimDue(h.clock.now(), 60_000);
+  expect(held?._id).toBe(backlog[0]);
+
+  await worker(1).runDue();
+  // The other app's alert went first; then the flooding app's, oldest first, as no other app had any.
+  expect(r.received.map((x) => x.id)).toEqual([alert, ...backlog.slice(1)]);
+});
