@@ -597,15 +597,32 @@ async function call(what, credential, operation, opts = {}) {
 
 // client/src/commit.ts
 var import_node_child_process = require("node:child_process");
-function resolveCommit(explicit, env, cwd = process.cwd()) {
-  if (explicit) return explicit;
-  if (env.GITHUB_SHA) return env.GITHUB_SHA;
+var import_node_path = __toESM(require("node:path"));
+var CI_COMMIT_VARIABLES = ["GITHUB_SHA", "CI_COMMIT_SHA", "BITRISE_GIT_COMMIT", "CIRCLE_SHA1", "BUILD_SOURCEVERSION"];
+var FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
+function repositoryHead(file) {
+  const cleanEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("GIT_")) cleanEnv[name] = value;
   try {
-    const head = (0, import_node_child_process.execFileSync)("git", ["rev-parse", "HEAD"], { cwd, stdio: ["ignore", "pipe", "ignore"], timeout: 5e3 }).toString().trim();
-    return /^[0-9a-f]{40,64}$/.test(head) ? head : null;
+    const head = (0, import_node_child_process.execFileSync)("git", ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+      cwd: import_node_path.default.dirname(import_node_path.default.resolve(file)),
+      env: cleanEnv,
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5e3
+    }).toString().trim();
+    return FULL_SHA.test(head) ? head.toLowerCase() : null;
   } catch {
     return null;
   }
+}
+function detectCommit(explicit, env, file) {
+  if (explicit) return { commit: explicit, source: "--commit" };
+  for (const name of CI_COMMIT_VARIABLES) {
+    const value = env[name]?.trim();
+    if (value && FULL_SHA.test(value)) return { commit: value, source: name };
+  }
+  const head = file ? repositoryHead(file) : null;
+  return head ? { commit: head, source: "git" } : { commit: null, source: "none" };
 }
 function idempotencyKey(env, sha256) {
   const runId = env.GITHUB_RUN_ID;
@@ -789,11 +806,11 @@ var import_node_fs2 = __toESM(require("node:fs"));
 var import_node_crypto2 = require("node:crypto");
 var import_promises = require("node:stream/promises");
 var import_node_stream = require("node:stream");
-async function digestFile(path) {
+async function digestFile(path2) {
   const hash = (0, import_node_crypto2.createHash)("sha256");
   let sizeBytes = 0;
   await (0, import_promises.pipeline)(
-    import_node_fs2.default.createReadStream(path, { highWaterMark: 1024 * 1024 }),
+    import_node_fs2.default.createReadStream(path2, { highWaterMark: 1024 * 1024 }),
     new import_node_stream.Writable({
       write(chunk, _encoding, done) {
         sizeBytes += chunk.length;
@@ -1362,6 +1379,8 @@ var USAGE = `Usage:
 
 Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
 job's OIDC token exchanged for the app given by --app.
+--commit defaults to the CI's own variable (GITHUB_SHA, CI_COMMIT_SHA, BITRISE_GIT_COMMIT, CIRCLE_SHA1,
+BUILD_SOURCEVERSION), else HEAD of the git repository that holds --file.
 --fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
 above it; the first scan of a package is the baseline and fails no --fail-on-new.
 --fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
@@ -1417,7 +1436,9 @@ async function upload(run2) {
   if (!import_node_fs4.default.existsSync(file) || !import_node_fs4.default.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
   const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + "\n"));
   const digest = await digestFile(file);
-  const commit = resolveCommit(values.commit, io.env);
+  const { commit, source } = detectCommit(values.commit, io.env, file);
+  if (!commit) say(`no commit known: pass --commit SHA (none from ${CI_COMMIT_VARIABLES.join(", ")}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
+  else if (source === "git") say(`commit ${commit.slice(0, 12)}\u2026 (HEAD of the git repository holding ${file})`);
   const key = idempotencyKey(io.env, digest.sha256);
   const { data: build, response } = await call(
     "register build",

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { call, createApiClient, type ApiClient, type CredentialSource, type Scan } from './api';
-import { resolveCommit, idempotencyKey } from './commit';
+import { CI_COMMIT_VARIABLES, detectCommit, idempotencyKey } from './commit';
 import { resolveCredential } from './credentials';
 import { CliError, EXIT, type ExitCode } from './errors';
 import { jsonLine, printable, printableLines } from './log-text';
@@ -34,6 +34,8 @@ const USAGE = `Usage:
 
 Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
 job's OIDC token exchanged for the app given by --app.
+--commit defaults to the CI's own variable (GITHUB_SHA, CI_COMMIT_SHA, BITRISE_GIT_COMMIT, CIRCLE_SHA1,
+BUILD_SOURCEVERSION), else HEAD of the git repository that holds --file.
 --fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
 above it; the first scan of a package is the baseline and fails no --fail-on-new.
 --fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
@@ -114,7 +116,9 @@ async function upload(run: Run): Promise<ExitCode> {
 
   const credential = await resolveCredential(api, io.env, run.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + '\n'));
   const digest = await digestFile(file);
-  const commit = resolveCommit(values.commit, io.env);
+  const { commit, source } = detectCommit(values.commit, io.env, file);
+  if (!commit) say(`no commit known: pass --commit SHA (none from ${CI_COMMIT_VARIABLES.join(', ')}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
+  else if (source === 'git') say(`commit ${commit.slice(0, 12)}… (HEAD of the git repository holding ${file})`);
   const key = idempotencyKey(io.env, digest.sha256);
   const { data: build, response } = await call('register build', credential, (headers) =>
     api.POST('/v1/builds', {

@@ -12,7 +12,7 @@ export { SEVERITIES, isSeverity, atOrAbove, type Severity } from './severities';
 export { findingsReport, summaryMarkdown } from './report';
 export { GRADES, gradeBelow, isGrade, type Grade } from './grades';
 export { toSarif, fingerprint, DEFAULT_MANIFEST, SERVICE_FINGERPRINT_KEY } from './sarif';
-export { resolveCommit, idempotencyKey } from './commit';
+export { resolveCommit, detectCommit, repositoryHead, idempotencyKey, CI_COMMIT_VARIABLES, type DetectedCommit } from './commit';
 export { CliError, ServiceError, EXIT } from './errors';
 export { main } from './cli';
 export type { paths, components } from './generated/openapi';
