@@ -24,6 +24,8 @@ const toWebhook = (doc: WebhookDoc, deliveries: WebhookDeliveryDoc[]) => ({
   gradeBelow: doc.gradeBelow,
   createdAt: doc.createdAt,
   deliveries: deliveries.map(toDelivery),
+  droppedDeliveries: doc.droppedDeliveries ?? 0,
+  lastDroppedAt: doc.lastDroppedAt ?? null,
 });
 
 export const webhookResolvers: Resolvers = {

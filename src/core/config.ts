@@ -73,6 +73,12 @@ export interface Config {
    */
   readonly webhookDns: { readonly servers: readonly string[]; readonly timeoutMs: number };
   /**
+   * Webhook delivery bounds (src/webhooks): the pending deliveries an app may have queued, beyond which the oldest are
+   * dropped unsent (WEBHOOK_MAX_PENDING_PER_APP), and the deadline of one attempt, DNS to the answer's last byte
+   * (WEBHOOK_ATTEMPT_TIMEOUT_MS): an answer after it is a failed attempt.
+   */
+  readonly webhookDelivery: { readonly maxPendingPerApp: number; readonly attemptTimeoutMs: number };
+  /**
    * METRICS_TOKEN: a scraper reads /metrics with `Authorization: Bearer <token>`; null: /metrics answers only
    * requests made over loopback that no proxy forwarded (src/metrics/endpoint.ts).
    */
@@ -235,6 +241,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
     webhookDns: Object.freeze({ servers: dnsServers(env.WEBHOOK_DNS_SERVERS), timeoutMs: int(env, 'WEBHOOK_DNS_TIMEOUT_MS', 2_000, 50, 10_000) }),
+    // At most 10 s: the sender ends any exchange at 10 s regardless (src/webhooks/send.ts).
+    webhookDelivery: Object.freeze({
+      maxPendingPerApp: int(env, 'WEBHOOK_MAX_PENDING_PER_APP', 1_000, 10, 1_000_000),
+      attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 10_000, 100, 10_000),
+    }),
     metricsToken,
     trustProxy: env.TRUST_PROXY ? (/^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY) : 'loopback',
   });

@@ -20,6 +20,10 @@ export interface WebhookDoc {
   /** Never returned after creation nor logged. */
   secret: StoredSecret;
   createdAt: Date;
+  /** Pending deliveries dropped unsent because the app had too many (WEBHOOK_MAX_PENDING_PER_APP); absent: none. */
+  droppedDeliveries?: number;
+  /** When the last of them was dropped. */
+  lastDroppedAt?: Date | null;
 }
 
 export type NewWebhook = Omit<WebhookDoc, 'slot'>;
@@ -50,6 +54,11 @@ export class WebhooksRepo {
 
   findForApp(appId: string, id: string): Promise<WebhookDoc | null> {
     return this.col.findOne({ _id: id, appId });
+  }
+
+  /** Counts `n` deliveries of the webhook dropped by the per-app cap (shown in its status). */
+  async countDropped(appId: string, id: string, n: number, now: Date): Promise<void> {
+    if (n > 0) await this.col.updateOne({ _id: id, appId }, { $inc: { droppedDeliveries: n }, $set: { lastDroppedAt: now } });
   }
 
   /** Returns the deleted webhook, or null when the app has no webhook with this id. */

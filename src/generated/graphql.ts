@@ -1269,6 +1269,10 @@ export type Webhook = {
   createdAt: Scalars['DateTime']['output'];
   /** The newest deliveries, newest first. */
   deliveries: Array<WebhookDelivery>;
+  /** Deliveries dropped unsent because the app had too many pending (the oldest go first); 0 when none was. */
+  droppedDeliveries: Scalars['Int']['output'];
+  /** When the last of them was dropped; null when none was. */
+  lastDroppedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 /** A webhook just created, with its signing secret (shown this once). */
@@ -2128,6 +2132,8 @@ export type WebhookResolvers<ContextType = RequestContext, ParentType extends Re
   gradeBelow?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  droppedDeliveries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  lastDroppedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 };
 
 export type CreatedWebhookResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['CreatedWebhook'] = ResolversParentTypes['CreatedWebhook']> = {

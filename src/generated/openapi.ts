@@ -1125,6 +1125,13 @@ export interface components {
             createdAt: string;
             /** @description The newest deliveries (at most 5), newest first. */
             deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Deliveries of this webhook dropped unsent because the app had more than `WEBHOOK_MAX_PENDING_PER_APP` pending (the oldest go first; each is also listed as `failed`). 0 when none was. */
+            droppedDeliveries: number;
+            /**
+             * Format: date-time
+             * @description When the last of them was dropped; null when none was.
+             */
+            lastDroppedAt: string | null;
         };
         WebhookCreated: components["schemas"]["Webhook"] & {
             /** @description The signing secret, shown this once. */

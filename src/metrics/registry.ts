@@ -87,4 +87,9 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  webhookPendingDropped: new Counter({
+    name: 'shieldgate_webhook_pending_dropped_total',
+    help: 'Pending webhook deliveries dropped unsent, the oldest first, because their app had more than WEBHOOK_MAX_PENDING_PER_APP queued.',
+    registers: [registry],
+  }),
 };

@@ -28,7 +28,38 @@ const gradeRank = (grade: string) => {
   return i < 0 ? GRADE_BANDS.length : i;
 };
 
-type Needs = Pick<Deps, 'repos' | 'clock' | 'logger' | 'instance'>;
+/** `config` absent: the defaults (a test queueing directly). */
+type Needs = Pick<Deps, 'repos' | 'clock' | 'logger' | 'instance'> & Partial<Pick<Deps, 'config'>>;
+
+/** WEBHOOK_MAX_PENDING_PER_APP's default (src/core/config.ts). */
+const DEFAULT_MAX_PENDING_PER_APP = 1_000;
+/** Deliveries dropped per queueing at most: one queueing adds at most 60 per webhook (OPENED_PER_MINUTE) and 10 webhooks. */
+const DROP_BATCH = 1_000;
+const DROPPED_REASON = 'dropped unsent: the app had too many deliveries pending (WEBHOOK_MAX_PENDING_PER_APP)';
+
+/**
+ * Keeps the app's pending deliveries within WEBHOOK_MAX_PENDING_PER_APP: the oldest beyond it fail unsent, counted in
+ * shieldgate_webhook_pending_dropped_total and in their webhook's status (droppedDeliveries). Without it one app's
+ * receivers that never keep up (or an app that queues faster than any receiver answers) grow the queue every app's
+ * alerts share without bound, and every claim walks past its backlog.
+ */
+async function enforcePendingCap(deps: Needs, appId: string, now: Date): Promise<void> {
+  const cap = deps.config?.webhookDelivery.maxPendingPerApp ?? DEFAULT_MAX_PENDING_PER_APP;
+  const over = await deps.repos.webhookDeliveries.overCap(appId, cap, now, DROP_BATCH);
+  if (!over.length) return;
+  const byWebhook = new Map<string, string[]>();
+  for (const d of over) byWebhook.set(d.webhookId, [...(byWebhook.get(d.webhookId) ?? []), d._id]);
+  let dropped = 0;
+  for (const [webhookId, ids] of byWebhook) {
+    // Counted as dropped only where this queueing changed them: two instances racing drop each delivery once.
+    const n = await deps.repos.webhookDeliveries.drop(ids, now, DROPPED_REASON);
+    await deps.repos.webhooks.countDropped(appId, webhookId, n, now);
+    dropped += n;
+  }
+  if (!dropped) return;
+  metrics.webhookPendingDropped.inc(dropped);
+  deps.logger.warn({ appId, dropped, maxPendingPerApp: cap }, 'webhook deliveries dropped: the app has too many pending');
+}
 
 function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date): WebhookDeliveryDoc {
   return {
@@ -56,7 +87,11 @@ async function enqueue(deps: Needs, appId: string, event: WebhookEvent, build: (
   try {
     const webhooks = (await deps.instance.webhooks.of(deps.repos, appId)).filter((w) => w.events.includes(event));
     if (!webhooks.length) return;
-    await deps.repos.webhookDeliveries.insert(await build(webhooks, deps.clock.now()));
+    const now = deps.clock.now();
+    const docs = await build(webhooks, now);
+    if (!docs.length) return;
+    await deps.repos.webhookDeliveries.insert(docs);
+    await enforcePendingCap(deps, appId, now);
   } catch (error) {
     deps.logger.error({ err: error, appId, event }, 'webhook delivery not queued');
   }

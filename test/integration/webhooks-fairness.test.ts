@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
 import { WebhookWorker } from '../../src/webhooks/delivery-worker';
 import type { WebhookDeliveryDoc } from '../../src/data/webhook-deliveries-repo';
-import { DELIVERY_WINDOW_MS } from '../../src/webhooks/enqueue';
+import { DELIVERY_WINDOW_MS, notifyOidcDenied } from '../../src/webhooks/enqueue';
+import { metrics } from '../../src/metrics/registry';
 
 /** A receiver on loopback that answers `status` after `delayMs` (real time) and records what it got, in order. */
 class Receiver {
@@ -120,4 +121,42 @@ it('claims a delivery of an app with no attempt in flight before the older deliv
   await worker(1).runDue();
   // The other app's alert went first; then the flooding app's, oldest first, as no other app had any.
   expect(r.received.map((x) => x.id)).toEqual([alert, ...backlog.slice(1)]);
+});
+
+it('drops an app\'s oldest pending deliveries beyond WEBHOOK_MAX_PENDING_PER_APP, counted in the metrics and the webhook\'s status', async () => {
+  const r = await receiver();
+  const app = await appWithWebhooks(r.url, 2);
+  const other = await appWithWebhooks(r.url, 1);
+  const cap = 10;
+  const deps = { ...h.deps, clock: h.clock, config: { ...h.deps.config, webhookDelivery: { ...h.deps.config.webhookDelivery, maxPendingPerApp: cap } } };
+  const droppedTotal = async () => (await metrics.webhookPendingDropped.get()).values.reduce((sum, v) => sum + v.value, 0);
+  const before = await droppedTotal();
+  // Another app's pending deliveries are its own: never counted against this app's cap.
+  await notifyOidcDenied(deps, { appId: other.appId, reason: 'other', subject: null });
+  for (let i = 0; i < 8; i++) {
+    await notifyOidcDenied(deps, { appId: app.appId, reason: `refusal-${i}`, subject: null });
+    h.clock.advance(1_000);
+  }
+  const stored = await h.deps.db.collection<WebhookDeliveryDoc>('webhook_deliveries').find({ appId: app.appId }).sort({ createdAt: 1, _id: 1 }).toArray();
+  expect(stored).toHaveLength(16);
+  const reasonOf = (d: WebhookDeliveryDoc) => JSON.parse(d.body).data.reason;
+  // The 6 beyond the cap are the oldest: the first 3 refusals' (two webhooks each), failed unsent.
+  const dropped = stored.filter((d) => d.status === 'failed');
+  expect(dropped.map(reasonOf).sort()).toEqual(['refusal-0', 'refusal-0', 'refusal-1', 'refusal-1', 'refusal-2', 'refusal-2']);
+  for (const d of dropped) expect(d).toMatchObject({ attempts: 0, lastError: expect.stringContaining('WEBHOOK_MAX_PENDING_PER_APP') });
+  expect(stored.filter((d) => d.status === 'pending')).toHaveLength(cap);
+  expect(await h.deps.db.collection('webhook_deliveries').countDocuments({ appId: other.appId, status: 'pending' })).toBe(1);
+  expect((await droppedTotal()) - before).toBe(6);
+
+  const listed = (await readJson(await h.api(`/v1/apps/${app.appId}/webhooks`, { headers: bearer(app.owner) }))).data;
+  expect(listed.map((w: any) => w.droppedDeliveries)).toEqual([3, 3]);
+  for (const w of listed) expect(Date.parse(w.lastDroppedAt)).toBeGreaterThan(0);
+  const otherListed = (await readJson(await h.api(`/v1/apps/${other.appId}/webhooks`, { headers: bearer(other.owner) }))).data;
+  expect(otherListed).toEqual([expect.objectContaining({ droppedDeliveries: 0, lastDroppedAt: null })]);
+  // None of the dropped is ever sent.
+  await worker(4).runDue();
+  const otherPending = await h.deps.db.collection<WebhookDeliveryDoc>('webhook_deliveries').find({ appId: other.appId }).toArray();
+  const kept = [...stored.filter((d) => d.status === 'pending'), ...otherPending].map((d) => d._id);
+  expect(r.received.map((x) => x.id).sort()).toEqual(kept.sort());
+  expect(r.received.some((x) => dropped.some((d) => d._id === x.id))).toBe(false);
 });
