@@ -160,3 +160,53 @@ it('drops an app\'s oldest pending deliveries beyond WEBHOOK_MAX_PENDING_PER_APP
   expect(r.received.map((x) => x.id).sort()).toEqual(kept.sort());
   expect(r.received.some((x) => dropped.some((d) => d._id === x.id))).toBe(false);
 });
+
+/** A receiver that sends its status line at once, then one body byte every 200 ms for `ms` before ending. */
+async function trickler(ms: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => res.write('.'), 200);
+      setTimeout(() => {
+        clearInterval(drip);
+        res.end();
+      }, ms);
+      res.on('close', () => clearInterval(drip));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+it('fails an attempt not answered in full within WEBHOOK_ATTEMPT_TIMEOUT_MS, a late 200 and a trickled body alike', async () => {
+  const deadlineMs = 1_000;
+  const late = await receiver(1_500); // 200, half a second after the deadline
+  const trickle = await trickler(2_500); // 200 at once, its body ending 1.5 s after the deadline
+  const slow = await appWithWebhooks(late.url, 1);
+  const dripping = await appWithWebhooks(trickle.url, 1);
+  try {
+    const [a] = await queue(slow, 1);
+    const [b] = await queue(dripping, 1);
+    const started = performance.now();
+    await worker(2, deadlineMs).runDue();
+    const elapsed = performance.now() - started;
+    expect(late.received.map((x) => x.id)).toEqual([a]);
+    const stored = await h.deps.db.collection<WebhookDeliveryDoc>('webhook_deliveries').find({ _id: { $in: [a, b] } }).sort({ _id: 1 }).toArray();
+    // Both failed their first attempt and wait for the retry (30 s on the service clock), none counted delivered.
+    for (const d of stored) {
+      expect(d).toMatchObject({ status: 'pending', attempts: 1, lastError: expect.stringContaining(`${deadlineMs} ms`) });
+      expect(d.nextAttemptAt.getTime() - h.clock.now().getTime()).toBe(30_000);
+    }
+    // The lanes were given back at the deadline, not when the receivers finished.
+    expect(elapsed).toBeLessThan(1_450);
+  } finally {
+    await trickle.stop();
+  }
+});
