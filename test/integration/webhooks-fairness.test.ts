@@ -11,6 +11,7 @@ import { WebhookWorker } from '../../src/webhooks/delivery-worker';
 import type { WebhookDeliveryDoc } from '../../src/data/webhook-deliveries-repo';
 import { DELIVERY_WINDOW_MS, notifyOidcDenied } from '../../src/webhooks/enqueue';
 import { metrics } from '../../src/metrics/registry';
+import { createWebhookRetention, DELIVERY_RETENTION_MS } from '../../src/jobs/webhook-retention';
 
 /** A receiver on loopback that answers `status` after `delayMs` (real time) and records what it got, in order. */
 class Receiver {
@@ -209,4 +210,33 @@ it('fails an attempt not answered in full within WEBHOOK_ATTEMPT_TIMEOUT_MS, a l
   } finally {
     await trickle.stop();
   }
+});
+
+it('removes every delivery past retention in one run, however many batches that takes', async () => {
+  const app = { appId: 'app_retention', webhookIds: ['whk_retention'] };
+  // A run used to stop after 40 batches (20k deliveries an hour, while one app can queue 36k: 60 threat.opened per
+  // webhook and minute, 10 webhooks). Small batches here, so that the test needs more than 40 of them and stays quick.
+  const batch = 50;
+  const old = 41 * batch + 7;
+  const queuedAt = new Date(h.clock.now().getTime() - DELIVERY_RETENTION_MS - 3600_000);
+  const doc = (i: number): WebhookDeliveryDoc => ({
+    _id: `whd_old${String(i).padStart(8, '0')}`,
+    appId: app.appId,
+    webhookId: app.webhookIds[0],
+    type: 'oidc.denied',
+    body: '{}',
+    status: 'delivered',
+    attempts: 1,
+    nextAttemptAt: queuedAt,
+    lastAttemptAt: queuedAt,
+    lastResponseStatus: 200,
+    lastError: null,
+    giveUpAt: queuedAt,
+    createdAt: new Date(queuedAt.getTime() + i),
+  });
+  await h.deps.repos.webhookDeliveries.insert(Array.from({ length: old }, (_, i) => doc(i)));
+  const [recent] = await queue(app, 1);
+  expect(await createWebhookRetention(h.deps, { batch }).runOnce()).toBeGreaterThanOrEqual(old);
+  const left = await h.deps.db.collection('webhook_deliveries').find({ appId: app.appId }, { projection: { _id: 1 } }).toArray();
+  expect(left.map((d) => d._id)).toEqual([recent]);
 });
