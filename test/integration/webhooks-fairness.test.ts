@@ -240,3 +240,33 @@ it('removes every delivery past retention in one run, however many batches that 
   const left = await h.deps.db.collection('webhook_deliveries').find({ appId: app.appId }, { projection: { _id: 1 } }).toArray();
   expect(left.map((d) => d._id)).toEqual([recent]);
 });
+
+it('delivers another app\'s first alert within one attempt\'s deadline while an app\'s slow receivers hold every lane', async () => {
+  const deadlineMs = h.deps.config.webhookDelivery.attemptTimeoutMs;
+  const slowReceiver = await receiver(4_500); // 200 after 4.5 s: under the breaker's 5 s, so nothing trips
+  const fastReceiver = await receiver();
+  const slow = await appWithWebhooks(slowReceiver.url, 10);
+  const other = await appWithWebhooks(fastReceiver.url, 1);
+  await queue(slow, 60);
+  const run = worker(4).runDue();
+  try {
+    // Every lane is busy with the slow app before the other app's alert is queued.
+    await until(() => slowReceiver.received.length >= 4, 5_000);
+    const queuedAt = performance.now();
+    await notifyOidcDenied(h.deps, { appId: other.appId, reason: 'fairness', subject: null });
+    await until(() => fastReceiver.received.length === 1, deadlineMs + 5_000);
+    const waited = fastReceiver.received[0].at - queuedAt;
+    // One lane freeing (4.5 s) is the wait; behind the backlog it would be 56 / 4 x 4.5 s, about a minute.
+    expect(waited).toBeLessThan(deadlineMs);
+    expect(slowReceiver.received.length).toBeLessThan(60);
+  } finally {
+    // The rest of the backlog is not this test's: the lanes end with the attempts in hand.
+    await h.deps.db.collection('webhook_deliveries').deleteMany({ appId: slow.appId, status: 'pending', attempts: 0 });
+    await run;
+  }
+}, 60_000);
+
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (!done() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+}
