@@ -654,7 +654,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted" | "webhook.created" | "webhook.deleted";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted" | "webhook.created" | "webhook.deleted" | "app.created" | "api_key.created" | "api_key.revoked";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];

@@ -117,9 +117,11 @@ export interface ActionAuditInput {
 }
 
 /**
- * Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. These entries belong to
- * the service's own log (`auditLogConnection`, `shieldgate audit`), not to an app's trail that its key holders read: the app
- * concerned is named in `details.appId`, and the entry's `appId` stays null.
+ * Records a staff or operator mutation: who (`actor`) did what (`action`) to which `resource`. An entry about an app
+ * (its creation, its keys) carries the app's id, so the app's trail shows it (`App.auditEvents`, `shieldgate audit
+ * --app`, `GET /v1/apps/{id}/audit-events`): a key holder sees who made or revoked the app's keys. Entries about no
+ * app (staff tokens, signing keys) stay in the service's own log. Entries stored before named the app only in
+ * `details.appId` (their `appId` null): they read as they did, in the service's log.
  */
 export async function recordAction(ctx: RequestContext, entry: ActionAuditInput): Promise<void> {
   const deps = ctx.deps;
@@ -127,7 +129,7 @@ export async function recordAction(ctx: RequestContext, entry: ActionAuditInput)
   const app = entry.appId ? await deps.repos.apps.findById(entry.appId) : null;
   await deps.repos.audit.insert({
     _id: newId('aud'),
-    appId: null,
+    appId: app?._id ?? null,
     org: app?.org ?? null,
     action: entry.action,
     occurredAt: deps.clock.now(),

@@ -69,8 +69,12 @@ it('reads the audit trail of an app', async () => {
   const { recordAudit } = await import('../../src/services/audit-service');
   await recordAudit(operatorContext(h.deps, null), { appId: app.id, action: 'oidc.denied', subject: 'repo:acme/app:ref:refs/heads/main', reason: 'not_trusted' });
   const out = oneJson((await cli(['audit', '--app', app.id, '--limit', '5'])).stdout);
-  expect(out.data).toHaveLength(1);
-  expect(out.data[0]).toMatchObject({ action: 'oidc.denied', reason: 'not_trusted', subject: 'repo:acme/app:ref:refs/heads/main' });
+  // The refusal, and the operator's creation of the app (entries about an app are in its trail); one instant, so
+  // their order is their ids'.
+  expect(out.data).toHaveLength(2);
+  const byAction = Object.fromEntries(out.data.map((e: { action: string }) => [e.action, e]));
+  expect(byAction['oidc.denied']).toMatchObject({ reason: 'not_trusted', subject: 'repo:acme/app:ref:refs/heads/main' });
+  expect(byAction['app.created']).toMatchObject({ actor: 'operator:root' });
 });
 
 it.each([

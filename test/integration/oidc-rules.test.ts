@@ -59,7 +59,8 @@ it('creates, lists (oldest first) and deletes rules, auditing each change', asyn
   expect((await remove(appId, key, a.id)).status).toBe(404);
   expect((await readJson(await list(appId, key))).data.map((r: { id: string }) => r.id)).toEqual([b.id]);
 
-  const audit = (await h.deps.repos.audit.list(appId, { limit: 10 })).data;
+  // The app's trail also holds its creation and its keys' (by the operator): the rule changes are these.
+  const audit = (await h.deps.repos.audit.list(appId, { limit: 10 })).data.filter((e) => e.action.startsWith('oidc.'));
   expect(audit.map((e) => [e.action, e.ruleId])).toEqual([
     ['oidc.rule_deleted', a.id],
     ['oidc.rule_created', b.id],
@@ -149,7 +150,7 @@ it('serves rules to staff over GraphQL: support reads, admin writes', async () =
   const read = await readJson(await gql(support, 'query($a: ID!) { app(id: $a) { trustRules { nodes { id } } } }', { a: appId }));
   expect(read.data.app.trustRules.nodes).toEqual([{ id: created.data.createOidcRule.id }]);
   const audit = await readJson(await gql(support, 'query($a: ID!) { app(id: $a) { auditEvents { nodes { action ruleId actor } } } }', { a: appId }));
-  expect(audit.data.app.auditEvents.nodes).toEqual([{ action: 'oidc.rule_created', ruleId: created.data.createOidcRule.id, actor: expect.stringMatching(/^staff:/) }]);
+  expect(audit.data.app.auditEvents.nodes.filter((e: { action: string }) => e.action.startsWith('oidc.'))).toEqual([{ action: 'oidc.rule_created', ruleId: created.data.createOidcRule.id, actor: expect.stringMatching(/^staff:/) }]);
   const deleted = await readJson(await gql(admin, 'mutation($a: ID!, $r: ID!) { deleteOidcRule(appId: $a, ruleId: $r) }', { a: appId, r: created.data.createOidcRule.id }));
   expect(deleted.data.deleteOidcRule).toBe(true);
 });

@@ -93,12 +93,15 @@ it('audits staff mutations with their actor and resource; admins read the log, s
 
   const log = await readJson(await gql(admin, '{ auditLogConnection(first: 3) { nodes { appId targetAppId action actor resource } } }'));
   expect(log.data.auditLogConnection.nodes).toEqual([
-    { appId: null, targetAppId: appId, action: 'api_key.revoked', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
-    { appId: null, targetAppId: appId, action: 'api_key.created', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
-    { appId: null, targetAppId: appId, action: 'app.created', actor: `staff:${adminId}`, resource: `app:${appId}` },
+    { appId, targetAppId: appId, action: 'api_key.revoked', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
+    { appId, targetAppId: appId, action: 'api_key.created', actor: `staff:${adminId}`, resource: `api_key:${keyId}` },
+    { appId, targetAppId: appId, action: 'app.created', actor: `staff:${adminId}`, resource: `app:${appId}` },
   ]);
-  // The app's own trail, which its key holders read, is not where staff actions go.
-  expect((await h.deps.repos.audit.list(appId, { limit: 10 })).data).toEqual([]);
+  // The app's own trail shows them too: its key holders see who made and revoked the app's keys.
+  expect((await h.deps.repos.audit.list(appId, { limit: 10 })).data.map((e) => e.action)).toEqual(['api_key.revoked', 'api_key.created', 'app.created']);
+  const holder = (await h.newKey(appId, ['rules:read'])).key;
+  const trail = await readJson(await h.api(`/v1/apps/${appId}/audit-events`, { headers: { authorization: `Bearer ${holder}` } }));
+  expect(trail.data.map((e: { action: string }) => e.action)).toEqual(expect.arrayContaining(['api_key.revoked', 'api_key.created', 'app.created']));
   const refused = await readJson(await gql(support, '{ auditLogConnection { nodes { id } } }'));
   expect(refused.errors[0].extensions.code).toBe('insufficient_scope');
   // Nothing of the key's secret is in the trail.
