@@ -30,7 +30,7 @@ it('is named after the client and its version', () => {
 it('holds the compiled client, its command and its bundled dependencies, and nothing else', () => {
   const own = entries.filter((e) => !e.startsWith('package/node_modules/'));
   const compiled = (e: string) => /^package\/dist\/[\w/-]+\.(js|d\.ts)$/.test(e);
-  expect(own.filter((e) => !compiled(e))).toEqual(['package/README.md', 'package/bin/shieldgate-ci.js', 'package/package.json']);
+  expect(own.filter((e) => !compiled(e))).toEqual(['README.md', 'bin/shieldgate-ci.js', 'package.json'].map((f) => `package/${f}`));
   // Each compiled file comes from a source of client/src (a left-over of a removed source is not shipped).
   for (const e of own.filter(compiled)) {
     expect(fs.existsSync(path.join(CLIENT, 'src', e.replace(/^package\/dist\//, '').replace(/(\.d\.ts|\.js)$/, '.ts')))).toBe(true);
