@@ -34,7 +34,7 @@ export class SigningKeysRepo {
   }
   /** The keys whose signatures may still verify (active and retired), public halves only. */
   findVerifying(): Promise<Array<Pick<SigningKeyDoc, '_id' | 'publicJwk'>>> {
-    return this.col.find({ status: { $ne: 'revoked' } }, { projection: { _id: 1, publicJwk: 1 } }).toArray();
+    return this.col.find({ status: { $in: ['active', 'retired'] } }, { projection: { _id: 1, publicJwk: 1 } }).toArray();
   }
   findById(kid: string): Promise<SigningKeyDoc | null> {
     return this.col.findOne({ _id: kid });
