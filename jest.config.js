@@ -5,7 +5,7 @@ const transform = {
   // Transpile only (isolatedModules): `tsc --noEmit` is the type check, and checking per test file in every
   // worker would cost minutes.
   '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
-  // jose 6 ships ES modules only. Node 20.19+ loads them through require (the service needs nothing), but Jest's
+  // jose 6 ships ES modules only. Node 22 loads them through require (the service needs nothing), but Jest's
   // module system does not: its files are transpiled to CommonJS like ours.
   '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true } }],
 };

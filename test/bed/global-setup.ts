@@ -12,7 +12,7 @@ export const TEST_BED_STOP = Symbol.for('shieldgate.testBed.stop');
 
 export default async function globalSetup(): Promise<void> {
   const env = process.env;
-  // The SDK warns once per worker that Node 20 support ends; the engines field, not each test run, tracks that.
+  // The SDK warns once per worker when a Node release nears its end; the engines field, not each test run, tracks that.
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const stops: StopTestBed[] = [];
