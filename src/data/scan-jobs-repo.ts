@@ -132,6 +132,13 @@ export class ScanJobsRepo {
   async defer(id: string, attempts: number, now: Date, runAfter: Date, pending: PendingScan): Promise<boolean> {
     return this.finishWith(id, attempts, { $set: { state: 'queued', leaseUntil: null, runAfter, pendingScan: pending, updatedAt: now, analysingSince: null }, $inc: { deferrals: 1 } });
   }
+  /**
+   * Makes the app's deferred jobs due now: called when one of its jobs is done or failed (an earlier build's scan they
+   * may be waiting for now exists), so a waiting job runs as soon as it may instead of when its wait ends.
+   */
+  async wakeDeferred(appId: string, now: Date): Promise<void> {
+    await this.col.updateMany({ appId, state: 'queued', deferrals: { $gt: 0 }, runAfter: { $gt: now } }, { $set: { runAfter: now } });
+  }
   /** The app's jobs not done nor failed, other than `exceptId` (build ids only): at most `limit`. */
   async unfinishedOfApp(appId: string, exceptId: string, limit: number): Promise<Array<Pick<ScanJobDoc, '_id' | 'buildId'>>> {
     return this.col

@@ -16,8 +16,9 @@ import { checkSigningContinuity, withFindings } from '../services/signing-contin
 import { LIMITS } from '../scan/static/package/limits';
 
 /**
- * While an earlier-registered build of the app still has its static scan to make, a finished analysis waits this
- * long before looking again (the job goes back to the queue with its analysis kept, not counted as an attempt).
+ * While an earlier-registered build of the app still has its static scan to make, a finished analysis goes back to
+ * the queue with its analysis kept (not counted as an attempt). The earlier job wakes it when it ends (JobRunner:
+ * wakeDeferred); this is how long it waits at most before looking again, should that wake be lost to a crash.
  */
 export const DEFER_MS = 5_000;
 /**
@@ -53,8 +54,13 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const comparable = pending.named && !pending.findings.some((f) => UNANALYSED_FINDING_IDS.has(f.id));
   if (comparable && (job.deferrals ?? 0) < MAX_DEFERRALS && (await earlierScanPending(deps, job, build))) {
     const now = deps.clock.now();
-    if (await deps.repos.scanJobs.defer(job._id, job.attempts, now, new Date(now.getTime() + DEFER_MS), pending)) return 'deferred';
-    throw new Error('the job was taken over while deferring');
+    if (!(await deps.repos.scanJobs.defer(job._id, job.attempts, now, new Date(now.getTime() + DEFER_MS), pending))) {
+      throw new Error('the job was taken over while deferring');
+    }
+    // The earlier job wakes the waiting ones when it ends (JobRunner); one that ended between the check above and the
+    // deferral woke nobody, so look again: this job then runs at once rather than after its wait.
+    if (!(await earlierScanPending(deps, job, build))) await deps.repos.scanJobs.wakeDeferred(job.appId, now);
+    return 'deferred';
   }
   const at = deps.clock.now();
   const key = { appId: job.appId, engine: 'static' as const, target: pending.target, build, pkg: pending.target.name, at, comparable };

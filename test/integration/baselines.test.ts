@@ -252,4 +252,26 @@ describe('two instances racing two builds of one package', () => {
       await closeDeps(second);
     }
   });
+
+  it('a waiting scan runs as soon as the earlier build\'s job ends, not when its wait is over', async () => {
+    const pkg = newPackage();
+    await staticScanOf(await apk(pkg, ['Alpha']));
+    const [fileA, fileB] = await Promise.all([apk(pkg, ['Alpha', 'Beta'], '2.0.0'), apk(pkg, ['Alpha', 'Gamma'], '3.0.0')]);
+    h.clock.advance(1_000);
+    const a = await uploadPackage(h, key, fileA, 'android');
+    h.clock.advance(1_000);
+    const b = await uploadPackage(h, key, fileB, 'android');
+    const jobs = h.deps.db.collection('scan_jobs');
+    // The earlier build's job not due yet: the later one runs first and waits for it.
+    await jobs.updateOne({ buildId: a.id } as never, { $set: { runAfter: new Date(h.clock.now().getTime() + 60_000) } });
+    expect(await h.jobs.runDue()).toBe(true);
+    expect(await jobs.findOne({ buildId: b.id } as never)).toMatchObject({ state: 'queued', deferrals: 1 });
+    // The earlier job becomes due and ends; the service's clock does not move from here on.
+    await jobs.updateOne({ buildId: a.id } as never, { $set: { runAfter: h.clock.now() } });
+    expect(await h.jobs.runDue()).toBe(true);
+    expect(await jobs.findOne({ buildId: a.id } as never)).toMatchObject({ state: 'done' });
+    expect(await h.jobs.runDue()).toBe(true);
+    expect(await jobs.findOne({ buildId: b.id } as never)).toMatchObject({ state: 'done', deferrals: 1 });
+    expect((await staticScanOfBuild(b.id)).baseline).toEqual({ scanId: (await staticScanOfBuild(a.id)).id, buildId: a.id });
+  });
 });
