@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { ApiError } from './api';
 import type { QueryState } from './use-query';
+import type { Pages } from './use-pages';
 
 export function Panel(props: { title: string; subtitle?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; id?: string }) {
   return (
@@ -82,4 +83,24 @@ export function Stat(props: { label: string; value: ComponentChildren; hint?: st
 
 export function Tag(props: { tone?: 'ok' | 'warn' | 'bad' | 'muted'; children: ComponentChildren }) {
   return <span class={`tag tag-${props.tone ?? 'muted'}`}>{props.children}</span>;
+}
+
+/**
+ * The foot of a paged list: why the last "load more" failed (with a retry), and the button that reads the next page
+ * while there is one. `label` names what the button loads.
+ */
+export function LoadMore(props: { pages: Pages<unknown>; more: () => void; label: string }) {
+  const { pages, more } = props;
+  return (
+    <>
+      {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
+      {pages.hasNextPage ? (
+        <div class="more">
+          <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
+            {pages.loadingMore ? 'Loading…' : props.label}
+          </button>
+        </div>
+      ) : null}
+    </>
+  );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { AppBuilds, BuildTrend, ConsoleBuild, type Types } from '../operations';
 import { run } from '../api';
 import { ago, bytes, n, rangeVariables, when } from '../format';
-import { Async, Empty, ErrorBox, Grade, Panel, Tag } from '../ui';
+import { Async, Empty, LoadMore, Grade, Panel, Tag } from '../ui';
 import { usePages, type Pages } from '../use-pages';
 import { useQuery } from '../use-query';
 import type { ViewProps } from './types';
@@ -234,14 +234,7 @@ function BuildList({ pages, more, filter, setFilter, navigate, build }: ViewProp
         </table>
       </div>
       )}
-      {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
-      {pages.hasNextPage ? (
-        <div class="more">
-          <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
-            {pages.loadingMore ? 'Loading…' : `Load ${Math.min(25, (total ?? 0) - builds.length) || 25} more`}
-          </button>
-        </div>
-      ) : null}
+      <LoadMore pages={pages} more={more} label={`Load ${Math.min(25, (total ?? 0) - builds.length) || 25} more`} />
     </Panel>
   );
 }

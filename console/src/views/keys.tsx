@@ -2,7 +2,7 @@ import { AppKeys, RevokeKey, type Types } from '../operations';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, run } from '../api';
 import { ago, when } from '../format';
-import { Async, Empty, ErrorBox, Panel, Tag } from '../ui';
+import { Async, Empty, ErrorBox, LoadMore, Panel, Tag } from '../ui';
 import { usePages } from '../use-pages';
 import type { ViewProps } from './types';
 
@@ -89,14 +89,7 @@ export function KeysView({ appId, role }: ViewProps) {
                 </table>
               </div>
             )}
-            {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
-            {pages.hasNextPage ? (
-              <div class="more">
-                <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
-                  {pages.loadingMore ? 'Loading…' : 'Load more keys'}
-                </button>
-              </div>
-            ) : null}
+            <LoadMore pages={pages} more={more} label="Load more keys" />
             {asking ? (
               <ConfirmRevoke
                 apiKey={asking}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { AppSuppressions, type Types } from '../operations';
 import { run } from '../api';
 import { ago, n, shortHash, when } from '../format';
-import { Async, Empty, ErrorBox, Panel, Tag } from '../ui';
+import { Async, Empty, LoadMore, Panel, Tag } from '../ui';
 import { usePages } from '../use-pages';
 import type { ViewProps } from './types';
 import { ConfirmDeleteSuppression } from './suppression-delete';
@@ -115,14 +115,7 @@ export function SuppressionsView({ appId, role }: ViewProps) {
                 </table>
               </div>
             )}
-            {pages.moreError ? <ErrorBox error={pages.moreError} retry={more} /> : null}
-            {pages.hasNextPage ? (
-              <div class="more">
-                <button class="button" data-more onClick={more} disabled={pages.loadingMore}>
-                  {pages.loadingMore ? 'Loading…' : 'Load more suppressions'}
-                </button>
-              </div>
-            ) : null}
+            <LoadMore pages={pages} more={more} label="Load more suppressions" />
             {asking ? (
               <ConfirmDeleteSuppression
                 appId={appId}
