@@ -3,9 +3,8 @@
 // receiver's token often rides there); the access log names the caller by an identifier that is no credential: the
 // staff id and the operation name of a staff /graphql request (a staff read of a tenant's data), the key id of an
 // API key, the OIDC subject and trust rule of an access token; never the token itself.
-import { Writable } from 'node:stream';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
-import { createLogger } from '../../src/core/logger';
+import { accessLines as accessLinesOf, captureLogs, until } from '../support/log-capture';
 import { accessToken, gql } from './threats-support';
 
 let h: Harness;
@@ -15,20 +14,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 beforeEach(() => {
-  lines = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  (h.deps as { logger: unknown }).logger = createLogger('info', sink);
+  lines = captureLogs(h);
 });
 
-const accessLines = () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const accessLines = () => accessLinesOf(lines);
 
 const staffIdOf = (token: string) => token.split('_')[1];
 

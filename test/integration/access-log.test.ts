@@ -2,10 +2,9 @@
 // operation and route template, status, duration and bytes; a request whose client went away is logged with
 // `aborted: true`; and no secret a request carries (API key, staff token, access token, upload URL signature, query
 // string, cookie, device id) nor one an answer carries (a created key's secret) reaches the log.
-import { Writable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness, readJson } from '../support/harness';
-import { createLogger } from '../../src/core/logger';
+import { accessLines as accessLinesOf, captureLogs, until } from '../support/log-capture';
 import { put } from './uploads-support';
 import { registerBuild } from './scans-support';
 import { parseExposition, sumOf } from '../support/prometheus';
@@ -17,21 +16,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 beforeEach(() => {
-  lines = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-  // The access log writes through the service's logger as it is when a request arrives.
-  (h.deps as { logger: unknown }).logger = createLogger('info', sink);
+  lines = captureLogs(h);
 });
 
-const accessLines = () => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const accessLines = () => accessLinesOf(lines);
 
 it('writes one line per request: id, method, operation, route template, status, duration, bytes', async () => {
   const { appId } = await h.newApp();
