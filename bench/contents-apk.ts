@@ -13,11 +13,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { androidManifest, keystore, STOREPASS } from '../test/fixtures/build-packages';
+import { androidManifest, keystore, STOREPASS, FRAMEWORK_RES } from '../test/fixtures/build-packages';
 
 const run = promisify(execFile);
 const MB = 1024 * 1024;
-const FRAMEWORK_RES = '/usr/share/android-framework-res/framework-res.apk';
 const LIBRARY_MB = 20;
 const LIBRARIES: Array<{ abi: string; cc: string; objcopy: string }> = [
   { abi: 'arm64-v8a', cc: 'aarch64-linux-gnu-gcc', objcopy: 'aarch64-linux-gnu-objcopy' },

@@ -1,7 +1,5 @@
 import { execFileSync } from 'node:child_process';
-
-/** Where Debian's android-framework-res puts the platform's own package (its manifest declares every platform permission). */
-export const FRAMEWORK_RES = '/usr/share/android-framework-res/framework-res.apk';
+import { FRAMEWORK_RES } from '../fixtures/build-packages';
 
 /**
  * The platform permissions and their protection levels as the platform itself declares them, read with

@@ -9,13 +9,12 @@ import { PackageZip } from '../../../src/scan/static/package/zip-reader';
 import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/android/android-contents';
 import { SecretCollector } from '../../../src/scan/static/secrets/collector';
 import { TextBudget, scanTextEntry } from '../../../src/scan/static/secrets/text-entries';
-import { buildZip, cleanupFixtures } from '../../fixtures/build-packages';
+import { buildZip, cleanupFixtures, FRAMEWORK_RES } from '../../fixtures/build-packages';
 import { dexCorpus } from '../../fixtures/dex-corpus';
 
 jest.setTimeout(240_000);
 afterAll(cleanupFixtures);
 
-const FRAMEWORK_RES = '/usr/share/android-framework-res/framework-res.apk';
 const APKTOOL = '/usr/share/apktool';
 
 async function scanApk(file: string) {
