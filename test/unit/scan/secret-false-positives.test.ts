@@ -6,25 +6,19 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
-import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/android/android-contents';
+import { isAndroidSecretEntry } from '../../../src/scan/static/android/android-contents';
 import { SecretCollector } from '../../../src/scan/static/secrets/collector';
 import { TextBudget, scanTextEntry } from '../../../src/scan/static/secrets/text-entries';
 import { buildZip, cleanupFixtures, FRAMEWORK_RES } from '../../fixtures/build-packages';
 import { dexCorpus } from '../../fixtures/dex-corpus';
+import { scanApkContents } from '../../fixtures/secret-packages';
 
 jest.setTimeout(240_000);
 afterAll(cleanupFixtures);
 
 const APKTOOL = '/usr/share/apktool';
 
-async function scanApk(file: string) {
-  const zip = await PackageZip.open(file, isAndroidSecretEntry);
-  try {
-    return await scanAndroidContents(zip, { bundle: false });
-  } finally {
-    zip.close();
-  }
-}
+const scanApk = scanApkContents;
 
 describe('no secret rule fires on clean, real packages', () => {
   test('framework-res.apk (resources.arsc strings, res/raw, assets)', async () => {

@@ -3,23 +3,15 @@
 // publishable and test keys and Firebase configuration gets no finding.
 import type { Finding } from '../../../src/scan/model/types';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
-import { isAndroidSecretEntry, scanAndroidContents } from '../../../src/scan/static/android/android-contents';
 import { isIosSecretEntry, scanIosSecrets } from '../../../src/scan/static/ios/ios-secrets';
-import { buildSecretApk, buildSecretIpa, cleanupSecretPackages, freshSecrets, pemBody, type Planted } from '../../fixtures/secret-packages';
+import { buildSecretApk, buildSecretIpa, cleanupSecretPackages, freshSecrets, pemBody, scanApkContents, type Planted } from '../../fixtures/secret-packages';
 
 jest.setTimeout(240_000);
 afterAll(cleanupSecretPackages);
 
 const s = freshSecrets();
 
-async function scanApk(file: string) {
-  const zip = await PackageZip.open(file, isAndroidSecretEntry);
-  try {
-    return await scanAndroidContents(zip, { bundle: false });
-  } finally {
-    zip.close();
-  }
-}
+const scanApk = scanApkContents;
 
 async function scanIpa(file: string): Promise<Finding[]> {
   const zip = await PackageZip.open(file, isIosSecretEntry);
