@@ -47,9 +47,10 @@ export async function scanAndroidContents(zip: PackageZip, options: { bundle: bo
 /** classes.dex, classes2.dex, ... in the order the platform loads them. */
 function dexEntries(zip: PackageZip, bundle: boolean): string[] {
   const pattern = bundle ? AAB_DEX : APK_DEX;
+  // A DEX entry ART cannot read (see PackageZip.readable) is not one of the app's.
   const found = zip.names().flatMap((n) => {
     const m = pattern.exec(n);
-    return m ? [{ n, i: m[1] === '' ? 1 : Number(m[1]) }] : [];
+    return m && zip.readable(n) ? [{ n, i: m[1] === '' ? 1 : Number(m[1]) }] : [];
   });
   if (found.length > LIMITS.dexFiles) throw new LimitExceededError('dexFiles', `${found.length} DEX files, over the ${LIMITS.dexFiles} limit`);
   return found.sort((a, b) => a.i - b.i).map((f) => f.n);

@@ -36,7 +36,8 @@ export function nativeLibraryAbi(name: string, prefix = ''): string | null {
  */
 export async function analyzeNativeLibraries(zip: PackageZip, filePath: string, options: NativeOptions): Promise<{ findings: Finding[]; libraries: NativeLibrary[] }> {
   const prefix = options.prefix ?? '';
-  const names = zip.names().filter((n) => nativeLibraryAbi(n, prefix) !== null);
+  // A library the linker cannot read from the package (see PackageZip.readable) is none of the app's code.
+  const names = zip.names().filter((n) => nativeLibraryAbi(n, prefix) !== null && zip.readable(n));
   if (names.length === 0) return { findings: [], libraries: [] };
   if (names.length > LIMITS.nativeLibraries) {
     throw new LimitExceededError('nativeLibraries', `the package holds ${names.length} native libraries, over the ${LIMITS.nativeLibraries} limit`);

@@ -82,6 +82,16 @@ export class PackageZip {
     return this.kept.has(name);
   }
 
+  /**
+   * Whether the entry's bytes can be read at all: stored or deflated, not encrypted. The platform reads nothing else
+   * (AssetManager, the linker, ART), yet apksigner verifies a package holding such an entry and it installs, so a
+   * reader of what the package holds skips it rather than calling the whole package unreadable.
+   */
+  readable(name: string): boolean {
+    const entry = this.kept.get(name);
+    return !!entry && (entry.compressionMethod === 0 || entry.compressionMethod === 8) && !(entry.generalPurposeBitFlag & 0x1);
+  }
+
   /** Names of the kept entries, in central-directory order. */
   names(): string[] {
     return [...this.kept.keys()];

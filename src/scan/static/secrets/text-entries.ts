@@ -48,9 +48,8 @@ export function isBinaryName(name: string): boolean {
 export async function scanTextEntry(zip: PackageZip, name: string, collector: SecretCollector, budget: TextBudget, options: ScanOptions = {}): Promise<void> {
   const entry = zip.entry(name);
   if (!entry || isBinaryName(name) || entry.uncompressedSize === 0) return;
-  // Stored and deflated entries only: the platform's AssetManager opens nothing else (a bzip2 entry still installs,
-  // apksigner verifies it, and the app cannot read it), so another method holds nothing the app could use.
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) return;
+  // An entry the app cannot read (another compression method, encrypted) holds nothing it could use.
+  if (!zip.readable(name)) return;
   budget.file(name);
   let tail = '';
   let sniffed = 0;
