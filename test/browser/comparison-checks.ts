@@ -66,7 +66,7 @@ export const expectedFindings = (scan: ApiComparedScan) =>
 
 /** The diff counts the drill-down shows. */
 export const shownDiff = (page: Page) =>
-  page.$eval('[data-diff]', (el) => Object.fromEntries([...el.querySelectorAll('[data-field]')].map((b) => [b.getAttribute('data-field'), Number((b.textContent ?? '').replace(/,/g, ''))])));
+  page.locator('[data-diff]').evaluate((el) => Object.fromEntries([...el.querySelectorAll('[data-field]')].map((b) => [b.getAttribute('data-field'), Number((b.textContent ?? '').replace(/,/g, ''))])));
 
 /** The fingerprints of a list of referenced findings (fixed, unsuppressed), as shown. */
 export const shownRefs = (page: Page, kind: 'fixed' | 'unsuppressed') => page.$$eval(`[data-refs=${kind}] li`, (lis) => lis.map((li) => ({ id: li.getAttribute('data-ref'), fingerprint: li.getAttribute('data-fingerprint') })));

@@ -417,7 +417,13 @@ describe('comparison with the baseline, and suppressions', () => {
     const { build } = await gql<{ build: { scans: Array<{ id: string; engine: string }> } }>(admin, 'query($id: ID!) { build(id: $id) { scans { id engine } } }', { id: buildId });
     return (await gql<{ scan: ApiComparedScan }>(admin, COMPARED_SCAN, { id: build.scans.find((x) => x.engine === 'static')!.id })).scan;
   };
-  const openScan = async (s: { page: Page }, scan: ApiComparedScan) => s.page.waitForSelector(`[data-scan="${scan.id}"] [data-diff]`);
+  // The builds list loads beside the drill-down and may render it again once it arrives: read the drill-down only after
+  // both are loaded.
+  const openScan = async (s: { page: Page }, scan: ApiComparedScan) => {
+    await s.page.waitForSelector('tr[data-build]');
+    await s.page.waitForSelector('.main .loading', { state: 'detached' });
+    await s.page.waitForSelector(`[data-scan="${scan.id}"] [data-diff]`);
+  };
 
   it('a later build: its baseline, the counts, each finding new or existing (new first), suppressed ones with reason and expiry, and the fixed ones', async () => {
     const scan = await comparedScan(data.baselines.next);
