@@ -57,6 +57,8 @@ export interface Config {
    * heap and SCAN_DEADLINE_S of wall-clock time; a package that reaches either gets a `scan.incomplete` verdict.
    */
   readonly scanIsolation: { readonly workers: number; readonly memoryMb: number; readonly deadlineMs: number };
+  /** How long a scan job's claim holds unrenewed (renewed every third of it): how soon a crashed instance's job runs elsewhere. */
+  readonly scanJobLeaseMs: number;
   /** Threats first seen longer ago than this, and their merge records, are deleted (THREAT_RETENTION_DAYS). */
   readonly threatRetentionDays: number;
   /**
@@ -234,6 +236,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       memoryMb: int(env, 'SCAN_WORKER_MEMORY_MB', 256, 64, 8192),
       deadlineMs: int(env, 'SCAN_DEADLINE_S', 60, 1, 3600) * 1000,
     }),
+    // 5 minutes: a database stall shorter than two renewals never hands a live job to a second runner. Lower it to
+    // have a crashed instance's scans resumed sooner (the holder's outcome is fenced either way).
+    scanJobLeaseMs: int(env, 'SCAN_JOB_LEASE_S', 300, 15, 3600) * 1000,
     threatRetentionDays: int(env, 'THREAT_RETENTION_DAYS', 90, 1, 3650),
     dashboards: Object.freeze({
       maxRows: int(env, 'DASHBOARD_MAX_ROWS', 200_000, 1, 10_000_000),

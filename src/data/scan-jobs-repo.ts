@@ -1,9 +1,13 @@
+import os from 'node:os';
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
 import type { ScanInventory, ScanSigning } from '../scan/model/types';
 
 export type ScanJobState = 'queued' | 'running' | 'done' | 'failed';
+
+/** This process, as a job's `holder` names it. */
+const HOLDER = `${os.hostname()}:${process.pid}`;
 
 export interface ScanJobDoc {
   _id: string; // job_...
@@ -14,6 +18,8 @@ export interface ScanJobDoc {
   attempts: number;
   /** While running: the holder owns the job until then; after it, any runner may claim it again. */
   leaseUntil: Date | null;
+  /** Who holds the claim (host:pid): which instance an operator looks at for a job that runs long. */
+  holder?: string | null;
   /** Not claimable before this (retry back-off). */
   runAfter: Date;
   /** Why the last attempt failed; internal only, never shown to clients. */
@@ -79,14 +85,14 @@ export class ScanJobsRepo {
    * `otherThan`, only a job of another app. The filter and the update are one atomic operation, so of two runners
    * asking at once exactly one gets it.
    */
-  claim(now: Date, leaseMs: number, otherThan: string[] = []): Promise<ScanJobDoc | null> {
+  claim(now: Date, leaseMs: number, otherThan: string[] = [], holder: string = HOLDER): Promise<ScanJobDoc | null> {
     return this.col.findOneAndUpdate(
       {
         $or: [{ state: 'queued' }, { state: 'running', leaseUntil: { $lte: now } }],
         runAfter: { $lte: now },
         ...(otherThan.length ? { appId: { $nin: otherThan } } : {}),
       },
-      { $set: { state: 'running', leaseUntil: new Date(now.getTime() + leaseMs), updatedAt: now }, $inc: { attempts: 1 } },
+      { $set: { state: 'running', leaseUntil: new Date(now.getTime() + leaseMs), holder, updatedAt: now }, $inc: { attempts: 1 } },
       { sort: { runAfter: 1 }, returnDocument: 'after' },
     );
   }

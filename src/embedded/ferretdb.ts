@@ -7,6 +7,8 @@ import path from 'node:path';
 export interface FerretDb {
   uri: string;
   port: number;
+  /** The server's process id: the soak pauses it (SIGSTOP) to stand for a stalled database. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -117,7 +119,7 @@ export async function startFerretDb(options: StartFerretDbOptions): Promise<Ferr
     await stop();
     throw error;
   }
-  return { uri: `mongodb://${HOST}:${port}/`, port, stop };
+  return { uri: `mongodb://${HOST}:${port}/`, port, pid: child.pid!, stop };
 }
 
 /** A loopback port that was free a moment ago (the usual small race with other processes is accepted). */

@@ -23,7 +23,7 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
     return queueOwedStaticScans(operatorContext(deps, null));
   };
   const handler: JobHandler = { run: (job, stopping) => runScanJob(deps, job, workers, stopping), giveUp: (job) => giveUpScanJob(deps, job), sweep };
-  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, ...options });
+  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, leaseMs: deps.config.scanJobLeaseMs, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';
 export { createAuditRetention } from './audit-retention';

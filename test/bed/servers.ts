@@ -29,6 +29,8 @@ export interface S3Server {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** The folder versitygw keeps buckets and objects in. */
+  root: string;
   stop(): Promise<void>;
   /** Starts again on the same port over the same folder: buckets and objects survive. */
   restart(): Promise<void>;
@@ -37,6 +39,7 @@ export interface S3Server {
 export interface MongoServer {
   uri: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -55,9 +58,10 @@ export async function startRedis(): Promise<RedisServer> {
   return { url, port, stop: () => server.stop(), restart: () => server.restart() };
 }
 
-export async function startS3(): Promise<S3Server> {
+/** `root`: the folder to keep objects in (the soak passes a small file system of its own); a fresh temporary one by default. */
+export async function startS3(options: { root?: string } = {}): Promise<S3Server> {
   const port = await freePort();
-  const root = temporaryDir('s3');
+  const root = options.root ?? temporaryDir('s3');
   const credentials = {
     accessKeyId: `test${randomBytes(4).toString('hex')}`,
     secretAccessKey: randomBytes(16).toString('hex'),
@@ -80,7 +84,7 @@ export async function startS3(): Promise<S3Server> {
     ping: () => pingS3(endpoint, region, credentials),
   });
   await server.start();
-  return { endpoint, ...credentials, region, stop: () => server.stop(), restart: () => server.restart() };
+  return { endpoint, ...credentials, region, root, stop: () => server.stop(), restart: () => server.restart() };
 }
 
 export async function startMongo(): Promise<MongoServer> {
