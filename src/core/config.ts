@@ -246,7 +246,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     webhookAllowInsecureLoopback: bool(env, 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', false),
     webhookDns: Object.freeze({ servers: dnsServers(env.WEBHOOK_DNS_SERVERS), timeoutMs: int(env, 'WEBHOOK_DNS_TIMEOUT_MS', 2_000, 50, 10_000) }),
-    // At most 10 s: the sender ends any exchange at 10 s regardless (src/webhooks/send.ts).
+    // At most 10 s: the contract promises receivers that a 2xx within 10 s is a success (src/webhooks/send.ts keeps it).
     webhookDelivery: Object.freeze({
       maxPendingPerApp: int(env, 'WEBHOOK_MAX_PENDING_PER_APP', 1_000, 10, 1_000_000),
       attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 10_000, 100, 10_000),

@@ -6,7 +6,7 @@ import type { Logger } from '../core/logger';
 import type { Config } from '../core/config';
 import { openSecret } from './secret-box';
 import { secretBytes, signDelivery } from './signature';
-import { ATTEMPT_TIMEOUT_MS, sendSigned, type SendOutcome } from './send';
+import { sendSigned, type SendOutcome } from './send';
 import { metrics } from '../metrics/registry';
 
 /** A claim outlives the attempt's deadline (10 s at most) by a wide margin; only a crashed sender's claim lapses. */
@@ -29,24 +29,6 @@ const BREAKER_BASE_MS = 60_000;
 const BREAKER_MAX_MS = 30 * 60_000;
 export function breakerOpenMs(failures: number): number {
   return Math.min(BREAKER_BASE_MS * 2 ** Math.max(0, failures - BREAKER_FAILURES), BREAKER_MAX_MS);
-}
-
-/**
- * One deadline for the whole attempt (WEBHOOK_ATTEMPT_TIMEOUT_MS): name resolution, connection, TLS, the request and
- * the answer to its last byte. Past it the attempt fails and its lane moves on, whatever the receiver does later: an
- * answer that came (or ended) after it counts as a failure too, so a receiver cannot hold a lane longer by answering
- * 200 slowly, nor by trickling its body after a prompt status line. The exchange itself ends at the sender's own 10 s
- * (send.ts) at the latest.
- */
-export async function withinDeadline(exchange: Promise<SendOutcome>, deadlineMs: number): Promise<SendOutcome> {
-  const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<SendOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, status: null, error: `no complete answer within the attempt's ${deadlineMs} ms` }), deadlineMs);
-  });
-  const outcome = await Promise.race([exchange, late]).finally(() => clearTimeout(timer));
-  if (outcome.ok && performance.now() - started > deadlineMs) return { ok: false, status: outcome.status, error: `answered after the attempt's ${deadlineMs} ms` };
-  return outcome;
 }
 
 export interface WorkerNeeds {
@@ -164,7 +146,14 @@ export class WebhookWorker {
       if (!key) return { ok: false, status: null, error: 'stored secret unreadable' };
       const timestamp = Math.floor(clock.now().getTime() / 1000);
       const headers = { 'webhook-id': job._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signDelivery(key, job._id, timestamp, job.body) };
-      return await withinDeadline(sendSigned(webhook.url, headers, job.body, config.webhookAllowInsecureLoopback, config.webhookDns), config.webhookDelivery.attemptTimeoutMs);
+      // One deadline for the whole attempt (WEBHOOK_ATTEMPT_TIMEOUT_MS), kept by the sender: past it the attempt fails
+      // and its lane moves on, so a receiver cannot hold a lane longer by answering 200 slowly, nor by trickling its
+      // body after a prompt status line.
+      return await sendSigned(webhook.url, headers, job.body, {
+        deadlineMs: config.webhookDelivery.attemptTimeoutMs,
+        allowLoopback: config.webhookAllowInsecureLoopback,
+        dns: config.webhookDns,
+      });
     } catch {
       // A secret sealed under another KEY_ENCRYPTION_KEY, or a fault of ours: recorded as a failed attempt, so the
       // delivery still ends within its 24 hours instead of coming back at every lease forever.
@@ -181,5 +170,3 @@ export class WebhookWorker {
     if (failures === BREAKER_FAILURES) this.needs.logger.warn({ webhookId, failures }, 'webhook failing: its deliveries wait');
   }
 }
-
-export { ATTEMPT_TIMEOUT_MS };

@@ -4,13 +4,13 @@ import type { LookupFunction } from 'node:net';
 import { isLoopbackAddress, isPublicAddress } from './address-policy';
 import { resolveHost, type DnsSettings } from './resolve-host';
 
-/** Per-attempt budget: connect, send and the receiver's answer. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** The receiver's answer body is read and dropped, at most this much of it. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** The system's name servers, two tries of 2 s: what Config.webhookDns holds when nothing is set. */
 const DEFAULT_DNS: DnsSettings = { servers: [], timeoutMs: 2_000 };
+/** Two tries of 2 s and a little: a resolution asked outside an attempt (whose deadline bounds it otherwise). */
+const DEFAULT_DNS_BUDGET_MS = 5_000;
 
 export type SendOutcome = { ok: boolean; status: number | null; error: string | null };
 
@@ -25,7 +25,7 @@ export async function resolveAllowed(
   hostname: string,
   allowLoopback: boolean,
   dns: DnsSettings = DEFAULT_DNS,
-  budgetMs: number = ATTEMPT_TIMEOUT_MS,
+  budgetMs: number = DEFAULT_DNS_BUDGET_MS,
 ): Promise<{ address: string; family: number }> {
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   const addresses = await resolveHost(host, dns, budgetMs);
@@ -37,63 +37,88 @@ export async function resolveAllowed(
   return addresses[0];
 }
 
-/** Resolves within `ms` or fails: a name server that never answers must not hold a sender past its attempt's budget. */
-export function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+/** Fails with `message` unless `work` settles within `ms`: a name server that never answers must not hold a sender past its deadline. */
+export function withinMs<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error('timed out after 10 s')), ms)));
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-export async function sendSigned(
-  rawUrl: string,
-  headers: Record<string, string>,
-  body: string,
-  allowLoopback: boolean,
-  dns: DnsSettings = DEFAULT_DNS,
-): Promise<SendOutcome> {
+export interface SendOptions {
+  /**
+   * The attempt's one deadline, from the name's resolution to the answer body's last byte (resolution, connection,
+   * TLS, request, status line, body). An answer not complete by then is a failure, whatever its status line said.
+   */
+  readonly deadlineMs: number;
+  readonly allowLoopback: boolean;
+  readonly dns?: DnsSettings;
+}
+
+export async function sendSigned(rawUrl: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<SendOutcome> {
+  const { deadlineMs, allowLoopback, dns = DEFAULT_DNS } = options;
+  const late = `no complete answer within the attempt's ${deadlineMs} ms`;
   const url = new URL(rawUrl);
   const startedAt = performance.now();
   let target: { address: string; family: number };
   try {
-    // The attempt's budget starts here: the name's resolution spends it too (cancelled at its end).
-    target = await withinMs(resolveAllowed(url.hostname, allowLoopback, dns, ATTEMPT_TIMEOUT_MS), ATTEMPT_TIMEOUT_MS);
+    // The deadline starts here: the name's resolution spends it too (cancelled at its end).
+    target = await withinMs(resolveAllowed(url.hostname, allowLoopback, dns, deadlineMs), deadlineMs, late);
   } catch (error) {
     return { ok: false, status: null, error: error instanceof Error ? error.message : String(error) };
   }
-  const remainingMs = Math.max(1, ATTEMPT_TIMEOUT_MS - (performance.now() - startedAt));
-  const pinned: LookupFunction = (_host, options, callback) => {
-    if (options?.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
+  const remainingMs = deadlineMs - (performance.now() - startedAt);
+  if (remainingMs <= 0) return { ok: false, status: null, error: late };
+  const pinned: LookupFunction = (_host, lookupOptions, callback) => {
+    if (lookupOptions?.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
     else callback(null, target.address, target.family);
   };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<SendOutcome>((resolve) => {
+    // The first outcome stands: the deadline's, the answer's end, or the connection's failure, whichever comes first.
+    // Every path settles (the deadline at the latest), and settling clears the deadline.
+    let settled = false;
+    let status: number | null = null;
+    const settle = (outcome: SendOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(outcome);
+    };
     const req = client.request(
       url,
       {
         method: 'POST',
         lookup: pinned,
         headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'shieldgate-webhooks', ...headers },
-        timeout: ATTEMPT_TIMEOUT_MS,
         agent: false, // a fresh connection per attempt: nothing pooled was checked against another address
       },
       (res) => {
+        status = res.statusCode ?? null;
+        const answered = () => ({ ok: status !== null && status >= 200 && status < 300, status, error: null });
         let read = 0;
+        let enough = false;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
+          if (read <= MAX_RESPONSE_BYTES) return;
+          // Read enough of it: the status line is the answer; the rest is not waited for.
+          enough = true;
+          settle(answered());
+          res.destroy();
         });
-        const status = res.statusCode ?? null;
-        const done = () => resolve({ ok: status !== null && status >= 200 && status < 300, status, error: null });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
+        // A timer that has not run yet does not make a late end timely: the deadline is the clock's, not the loop's.
+        res.on('end', () => settle(performance.now() - startedAt <= deadlineMs ? answered() : { ok: false, status, error: late }));
+        // Closed or failed before its end (the receiver hung up mid-body): no complete answer, not a delivery.
+        const cut = () => settle(enough ? answered() : { ok: false, status, error: 'the answer ended before its body did' });
+        res.on('error', cut);
+        res.on('close', cut);
       },
     );
-    // The whole attempt, not just socket idleness: a receiver trickling bytes still ends at 10 s.
-    const deadline = setTimeout(() => req.destroy(new Error('timed out after 10 s')), remainingMs);
-    req.on('timeout', () => req.destroy(new Error('timed out after 10 s')));
-    req.on('error', (error) => resolve({ ok: false, status: null, error: error.message.slice(0, 200) }));
-    req.on('close', () => clearTimeout(deadline));
+    // The whole exchange, not socket idleness: a receiver trickling bytes, before or after its status line, ends here.
+    const deadline = setTimeout(() => {
+      settle({ ok: false, status, error: late });
+      req.destroy();
+    }, remainingMs);
+    req.on('error', (error) => settle({ ok: false, status, error: error.message.slice(0, 200) }));
     req.end(body);
   });
 }

@@ -322,8 +322,8 @@ it('connects to the address it checked when the URL names a host', async () => {
   const r = await receiver();
   const url = `http://localhost:${r.port}/hooks`;
   expect(await resolveAllowed('localhost', true)).toEqual({ address: '127.0.0.1', family: 4 }); // the hosts file's first answer
-  expect(await sendSigned(url, { 'webhook-id': 'msg_pinned' }, '{}', true)).toEqual({ ok: true, status: 204, error: null });
-  const refused = await sendSigned(url, { 'webhook-id': 'msg_refused' }, '{}', false);
+  expect(await sendSigned(url, { 'webhook-id': 'msg_pinned' }, '{}', { deadlineMs: 10_000, allowLoopback: true })).toEqual({ ok: true, status: 204, error: null });
+  const refused = await sendSigned(url, { 'webhook-id': 'msg_refused' }, '{}', { deadlineMs: 10_000, allowLoopback: false });
   expect(refused).toEqual({ ok: false, status: null, error: expect.stringContaining('non-public address') });
   expect(r.received.map((x) => x.headers['webhook-id'])).toEqual(['msg_pinned']);
 });

@@ -69,6 +69,6 @@ it('signs as Standard Webhooks specifies and accepts only canonical whsec_ secre
 });
 
 it('ends a name resolution that never answers within the attempt budget, and passes one that does', async () => {
-  await expect(withinMs(new Promise(() => undefined), 50)).rejects.toThrow('timed out after 10 s');
-  await expect(withinMs(Promise.resolve({ address: '93.184.216.34', family: 4 }), 50)).resolves.toEqual({ address: '93.184.216.34', family: 4 });
+  await expect(withinMs(new Promise(() => undefined), 50, 'no answer within 50 ms')).rejects.toThrow('no answer within 50 ms');
+  await expect(withinMs(Promise.resolve({ address: '93.184.216.34', family: 4 }), 50, 'late')).resolves.toEqual({ address: '93.184.216.34', family: 4 });
 });
