@@ -1,0 +1,165 @@
+/**
+ * The soak's load: CI jobs registering builds and uploading packages (some cut mid-upload and sent again), devices
+ * sending events with event ids (some batches sent twice on purpose), and staff reading the console's dashboards.
+ * Each actor keeps its own records in the ledger. An actor stops starting new work when told, but finishes what it
+ * holds: a batch not yet acknowledged is retried until it is, an upload until it is answered.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Balancer } from './balancer';
+import { sleep } from './balancer';
+import type { Ledger } from './ledger';
+import type { SoakPackage } from './packages';
+import type { Tenant } from './tenants';
+
+export interface Run {
+  /** Set when the load phase is over: no new work starts. */
+  stopping: boolean;
+  /** Past this, even work in hand is abandoned (and shows in the reckoning). */
+  giveUpAt: number;
+  /** Uploads whose bytes are being sent, by instance origin: a fault kills an instance while it holds some. */
+  uploadsInFlight: Map<string, number>;
+}
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+const json = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+
+/** One CI job after another: register, upload (15% cut once, then sent whole), on to the next. */
+export async function ciJobs(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, packages: SoakPackage[]): Promise<void> {
+  let n = 0;
+  while (!run.stopping) {
+    const pkg = pick(packages);
+    const idem = `soak-${randomUUID()}`;
+    const created = await balancer.call('createBuild', '/v1/builds', {
+      method: 'POST',
+      headers: { ...json(tenant.ciKey), 'idempotency-key': idem },
+      body: JSON.stringify({ platform: pkg.platform, version: `1.0.${++n}`, commit: randomBytes(20).toString('hex'), artifact: { sizeBytes: pkg.bytes.length, sha256: pkg.sha256 } }),
+    });
+    if (created?.status !== 201) {
+      await sleep(500);
+      continue;
+    }
+    const build = created.json();
+    await upload(run, balancer, ledger, tenant, build.id, new URL(build.artifact.uploadUrl).pathname, pkg, Math.random() < 0.15);
+    await sleep(200 + Math.random() * 800);
+  }
+}
+
+async function upload(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, buildId: string, firstPath: string, pkg: SoakPackage, cut: boolean): Promise<void> {
+  let uploadPath = firstPath;
+  while (Date.now() < run.giveUpAt) {
+    const origin = balancer.pick();
+    run.uploadsInFlight.set(origin, (run.uploadsInFlight.get(origin) ?? 0) + 1);
+    const cutAt = cut ? Math.floor(pkg.bytes.length / 2) : undefined;
+    const answer = await balancer.put(origin, uploadPath, pkg.bytes, cutAt).finally(() => run.uploadsInFlight.set(origin, run.uploadsInFlight.get(origin)! - 1));
+    if (cut) {
+      cut = false;
+      ledger.cutUploads += 1;
+    }
+    if (!answer) {
+      await sleep(200);
+      continue;
+    }
+    const code = answer.status >= 400 ? safeCode(answer.text) : '';
+    if (answer.status === 200 || code === 'artifact_already_uploaded') {
+      ledger.uploads.push({ appId: tenant.appId, buildId, sha256: pkg.sha256, sizeBytes: pkg.bytes.length, answer: answer.status === 200 ? 200 : 409, cut: cutAt !== undefined });
+      return;
+    }
+    if (answer.status === 403) {
+      // The URL expired while the job retried: ask for a fresh one, as the CI client does.
+      const fresh = await balancer.call('createUploadUrl', `/v1/builds/${buildId}/upload-url`, { method: 'POST', headers: { authorization: `Bearer ${tenant.ciKey}` } });
+      if (fresh?.status === 200) uploadPath = new URL(fresh.json().artifact.uploadUrl).pathname;
+      continue;
+    }
+    // 409 (upload in progress: a cut attempt's lock until its lease ends; too many uploads), 422 (a cut body the
+    // service saw end short), 503: the same URL again, after Retry-After when given.
+    const wait = Number(answer.headers.get('retry-after') ?? 0.5);
+    await sleep(Math.min(wait * 1000, 2_000));
+  }
+}
+
+function safeCode(text: string): string {
+  try {
+    return String(JSON.parse(text).code ?? '');
+  } catch {
+    return '';
+  }
+}
+
+const DETECTIONS = ['root_jailbreak', 'emulator', 'debugger', 'hooking', 'tamper', 'overlay', 'accessibility_abuse', 'screen_capture', 'remote_access'];
+const VERDICTS = ['clean', 'suspicious', 'compromised'];
+const ACTIONS = ['monitor', 'warn', 'block', 'end_session'];
+
+/** A fleet of devices of one app sending batches of 1 to 20 events, each with its own event id. */
+export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant): Promise<void> {
+  const fleet = Array.from({ length: 40 }, () => `soak-device-${randomBytes(6).toString('hex')}`);
+  while (!run.stopping) {
+    const size = 1 + Math.floor(Math.random() * 20);
+    const events = Array.from({ length: size }, () => ({
+      detection: pick(DETECTIONS),
+      verdict: pick(VERDICTS),
+      confidence: Math.round(Math.random() * 100) / 100,
+      action: pick(ACTIONS),
+      signals: ['soak'],
+      platform: pick(['android', 'ios']),
+      appVersion: '1.0.0',
+      occurredAt: new Date(Date.now() - Math.floor(Math.random() * 60_000)).toISOString(),
+      deviceId: pick(fleet),
+      eventId: randomUUID(),
+    }));
+    const body = JSON.stringify({ events });
+    const ids = events.map((e) => e.eventId);
+    if (!(await sendUntilAcknowledged(run, balancer, ledger, tenant, body, ids))) continue;
+    if (Math.random() < 0.1) {
+      // The SDK lost the answer and sends the batch again: acknowledged, every event a duplicate.
+      const again = await balancer.call('ingestEvents', '/v1/events', { method: 'POST', headers: json(tenant.deviceKey), body });
+      if (again?.status === 202) {
+        ledger.resentEvents += ids.length;
+        ledger.resentReportedDuplicates += Number(again.json().duplicates);
+      }
+    }
+    await sleep(100 + Math.random() * 300);
+  }
+}
+
+async function sendUntilAcknowledged(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, body: string, ids: string[]): Promise<boolean> {
+  while (Date.now() < run.giveUpAt) {
+    const answer = await balancer.call('ingestEvents', '/v1/events', { method: 'POST', headers: json(tenant.deviceKey), body }, 30_000);
+    if (answer?.status === 202) {
+      ledger.acknowledge(tenant.appId, ids);
+      return true;
+    }
+    if (answer && answer.status !== 429 && answer.status !== 503) {
+      ledger.unexpected.push(`a valid batch of events refused: ${answer.status} ${answer.text.slice(0, 200)}`);
+      return false;
+    }
+    await sleep(Math.min(Number(answer?.headers.get('retry-after') ?? 1) * 1000, 2_000));
+  }
+  return false;
+}
+
+const OPERATIONS = path.join(__dirname, '..', '..', 'console', 'operations');
+const document = (name: string) => readFileSync(path.join(OPERATIONS, `${name}.graphql`), 'utf8');
+
+/** Support staff on the console: the app picker, an app's builds, its threat trend and top detections; and a reader key's threat list. */
+export async function staff(run: Run, balancer: Balancer, token: string, tenants: Tenant[]): Promise<void> {
+  const docs = Object.fromEntries(['ConsoleApps', 'AppBuilds', 'ThreatTrend', 'TopDetections', 'Whoami'].map((n) => [n, document(n)]));
+  while (!run.stopping) {
+    const tenant = pick(tenants);
+    const range = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
+    const [name, variables] = pick<[string, Record<string, unknown>]>([
+      ['ConsoleApps', {}],
+      ['AppBuilds', { appId: tenant.appId }],
+      ['ThreatTrend', { appId: tenant.appId, range }],
+      ['TopDetections', { appId: tenant.appId, range }],
+      ['Whoami', {}],
+    ]);
+    if (Math.random() < 0.3) {
+      await balancer.call('listThreats', `/v1/apps/${tenant.appId}/threats?limit=50`, { headers: { authorization: `Bearer ${tenant.readerKey}` } }, 30_000);
+    } else {
+      await balancer.call(`graphql:${name}`, '/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ operationName: name, query: docs[name], variables }) }, 30_000);
+    }
+    await sleep(300 + Math.random() * 700);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * `npm run soak`: the service under sustained mixed load while its parts fail, then a count of what was lost.
+ *
+ * Starts the real test bed (FerretDB, redis-server, versitygw on a small tmpfs where one can be mounted) and two
+ * service instances, drives CI jobs, devices and staff for SOAK_MINUTES (default 10), injects the faults of
+ * faults.ts on a schedule, lets the owed work drain, and reckons (reckon.ts). Prints a table, then the last line
+ * `soak: N requests, F faults, L lost, p99 X ms, recovery max Y s`; exits 1 when anything was lost.
+ *
+ * SOAK_MINUTES  length of the load phase (CI runs 2)
+ * SOAK_LOG_DIR  where the instances' logs go (default: the run's temporary folder, removed at exit)
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ciJobs, devices, staff, type Run } from './actors';
+import { Balancer, sleep } from './balancer';
+import { startSoakBed } from './bed';
+import { runFaults } from './faults';
+import { Ledger } from './ledger';
+import { buildSoakPackages } from './packages';
+import { drainAndReckon } from './reckon';
+import { setUpTenants } from './tenants';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const say = (line: string) => process.stdout.write(`soak: ${line}\n`);
+
+async function main(): Promise<number> {
+  const minutes = Number(process.env.SOAK_MINUTES ?? 10);
+  if (!(minutes > 0)) throw new Error('SOAK_MINUTES must be a positive number');
+  const loadMs = minutes * 60_000;
+
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'start.js'), '--build-only'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('building the service failed');
+  say('building packages');
+  const packages = await buildSoakPackages();
+  // A job's lease of 20 s: a scan whose instance was killed is resumed within the drain.
+  const bed = await startSoakBed({ storeMb: 1024, scanLeaseS: 20, logDir: process.env.SOAK_LOG_DIR });
+  const ledger = new Ledger();
+  const balancer = new Balancer(bed.instances.map((i) => i.origin), ledger);
+  try {
+    say(`test bed up: ${bed.instances.length} instances; store ${bed.diskSkipReason ? `on the machine's disk (${bed.diskSkipReason})` : 'on a 1 GB tmpfs'}`);
+    const tenants = await setUpTenants(bed.env, balancer, ledger);
+    const startedAt = Date.now();
+    const run: Run = { stopping: false, giveUpAt: startedAt + loadMs + 120_000, uploadsInFlight: new Map() };
+    const actors = [
+      ...tenants.apps.map((t) => ciJobs(run, balancer, ledger, t, packages)),
+      ciJobs(run, balancer, ledger, tenants.apps[0], packages),
+      ...tenants.apps.map((t) => devices(run, balancer, ledger, t)),
+      ...tenants.apps.map((t) => devices(run, balancer, ledger, t)),
+      staff(run, balancer, tenants.staffToken, tenants.apps),
+    ];
+    say(`load for ${minutes} min: ${tenants.apps.length} apps, 4 CI jobs, 6 device fleets, 1 staff; faults on a schedule`);
+    const probePackage = packages.reduce((a, b) => (a.bytes.length <= b.bytes.length ? a : b));
+    const faults = await runFaults({ bed, run, balancer, ledger, tenant: tenants.apps[0], probePackage }, loadMs, startedAt);
+    const left = startedAt + loadMs - Date.now();
+    if (left > 0) await sleep(left);
+    run.stopping = true;
+    await Promise.all(actors);
+    say(`load over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; draining`);
+    const { checks, drainS } = await drainAndReckon(bed, balancer, ledger, tenants.apps, Date.now() + 120_000);
+    tenants.receivers.close();
+
+    for (const f of faults) say(`fault  ${f.name.padEnd(26)} at ${f.at.toFixed(0).padStart(4)} s  ${f.recoveryS === null ? 'skipped' : `recovered in ${f.recoveryS.toFixed(1)} s`}  (${f.note})`);
+    for (const c of checks) say(`check  ${c.lost === 0 ? 'ok  ' : 'LOST'} ${c.name}: ${c.detail}`);
+    const statuses = [...ledger.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    say(`answers ${statuses}; ${ledger.networkErrors} failed below HTTP (killed instances, cut uploads); drained in ${drainS.toFixed(0)} s`);
+    const lost = checks.reduce((sum, c) => sum + c.lost, 0);
+    const injected = faults.filter((f) => f.recoveryS !== null);
+    const recoveryMax = Math.max(0, ...injected.map((f) => f.recoveryS!));
+    say(`${ledger.requests} requests, ${injected.length} faults, ${lost} lost, p99 ${ledger.percentile(99).toFixed(0)} ms, recovery max ${recoveryMax.toFixed(1)} s`);
+    return lost === 0 ? 0 : 1;
+  } finally {
+    await bed.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`soak: failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(2);
+  },
+);
