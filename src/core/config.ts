@@ -50,6 +50,11 @@ export interface Config {
   /** /graphql requests per 60 s window: per staff token, and per client address before authentication. */
   readonly graphqlStaffLimit: number;
   readonly graphqlAnonymousLimit: number;
+  /**
+   * GRAPHQL_STAFF_COST_PER_MINUTE: the query cost (src/graphql/limits.ts) a staff token may spend per 60 s window,
+   * on top of its request count: an aggregate reads up to DASHBOARD_MAX_ROWS rows however few requests carry it.
+   */
+  readonly graphqlStaffCostPerMinute: number;
   /** Audit entries older than this are removed by a periodic sweep. */
   readonly auditRetentionDays: number;
   /**
@@ -228,6 +233,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     uploadsPerInstance: int(env, 'UPLOADS_PER_INSTANCE', 32, 1, 10_000),
     graphqlStaffLimit: int(env, 'GRAPHQL_STAFF_LIMIT', 600, 1, 1_000_000),
     graphqlAnonymousLimit: int(env, 'GRAPHQL_ANONYMOUS_LIMIT', 30, 1, 1_000_000),
+    // 20 of the console's costliest views a minute (Builds, about 6,000); at least one operation at the cost limit
+    // (MAX_COST, 5,000), below which the costliest operation allowed could never run.
+    graphqlStaffCostPerMinute: int(env, 'GRAPHQL_STAFF_COST_PER_MINUTE', 120_000, 5_000, 100_000_000),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     // Defaults: a real package needs well under 64 MB of heap and a second or two; 256 MB and 60 s leave room for
     // the largest while bounding what a hostile one costs (and 60 s stays far inside the 5-minute job lease).

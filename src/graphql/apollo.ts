@@ -8,7 +8,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Deps } from '../core/deps';
 import { createContext, type RequestContext } from '../services/context';
 import type { StaffPrincipal } from '../auth/principal';
-import { graphqlGate } from './gate';
+import { graphqlGate, spendStaffCost } from './gate';
 import { isDomainError } from '../core/errors';
 import { costError, LIMIT_CODES, limitError, limitRules, MAX_COST, MAX_TOKENS, operationCost } from './limits';
 import { trustedDocumentsGate } from './trusted-documents';
@@ -31,15 +31,16 @@ const roleGate: ApolloServerPlugin<RequestContext> = {
 
 /**
  * Cost needs the variables, so it is measured once the operation is resolved (graphql-query-complexity), recorded on
- * the context for metrics, and refused above MAX_COST before anything runs. An operation whose cost cannot be
+ * the context for metrics, refused above MAX_COST before anything runs, then spent from the staff token's cost budget
+ * (spendStaffCost; here, since Apollo runs plugins' didResolveOperation side by side). An operation whose cost cannot be
  * measured (variables or arguments that do not fit it, e.g. a null variable with a default in a non-null argument)
  * is refused whole with that precise error: execution would fail only the field concerned and run every other one,
  * unpriced.
  */
-const costLimit: ApolloServerPlugin<RequestContext> = {
+const costLimit = (deps: Deps): ApolloServerPlugin<RequestContext> => ({
   async requestDidStart() {
     return {
-      async didResolveOperation({ document, operation, request, contextValue, schema }) {
+      async didResolveOperation({ document, operation, request, response, contextValue, schema }) {
         let cost: number;
         try {
           cost = operationCost(schema, document, request.variables, operation?.name?.value);
@@ -50,10 +51,12 @@ const costLimit: ApolloServerPlugin<RequestContext> = {
         }
         contextValue.graphqlCost = cost;
         if (cost > MAX_COST) throw costError(cost);
+        const p = contextValue.principal;
+        if (p.kind === 'staff') await spendStaffCost(deps, p.staffId, cost, response.http.headers);
       },
     };
   },
-};
+});
 
 /** Unexpected errors are logged here, with the request id, and masked by formatError. */
 const errorLog: ApolloServerPlugin<RequestContext> = {
@@ -118,7 +121,7 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
     plugins: [
       deps.config.graphqlSandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }) : ApolloServerPluginLandingPageDisabled(),
       roleGate,
-      costLimit,
+      costLimit(deps),
       errorLog,
     ],
   });

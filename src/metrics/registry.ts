@@ -41,7 +41,7 @@ export const metrics = {
   }),
   rateLimitRefusals: new Counter({
     name: 'shieldgate_rate_limit_refusals_total',
-    help: 'Requests refused by a rate limit, by bucket kind: key (API key), rule (OIDC trust rule), ip (anonymous /v1), gql-staff, gql-ip.',
+    help: 'Requests refused by a rate limit, by bucket kind: key (API key), rule (OIDC trust rule), ip (anonymous /v1), gql-staff, gql-cost (a staff token query cost budget), gql-ip.',
     labelNames: ['bucket'] as const,
     registers: [registry],
   }),

@@ -5,7 +5,7 @@ import { WINDOW_SECONDS } from './plans';
 import { metrics } from '../metrics/registry';
 
 /** The kinds of bucket (the part of a bucket's name before its id): the refusal metric's label, never the id. */
-const BUCKET_KINDS = new Set(['key', 'rule', 'ip', 'gql-staff', 'gql-ip']);
+const BUCKET_KINDS = new Set(['key', 'rule', 'ip', 'gql-staff', 'gql-cost', 'gql-ip']);
 
 export function bucketKind(bucket: string): string {
   const kind = bucket.slice(0, Math.max(0, bucket.indexOf(':')));
@@ -20,7 +20,12 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  consume(bucket: string, limit: number): Promise<RateDecision>;
+  /**
+   * Takes `points` (one request, or what an operation costs) from the bucket's `limit` per window. A refusal that
+   * takes more than one point gives them back: a costly operation refused runs nothing, and a cheaper one that fits
+   * what is left still may.
+   */
+  consume(bucket: string, limit: number, points?: number): Promise<RateDecision>;
 }
 
 /**
@@ -54,19 +59,30 @@ export class FlexibleRateLimiter implements RateLimiter {
     return limiter;
   }
 
-  async consume(bucket: string, limit: number): Promise<RateDecision> {
+  async consume(bucket: string, limit: number, points = 1): Promise<RateDecision> {
+    const limiter = this.limiterFor(limit);
     try {
-      const res = await this.limiterFor(limit).consume(bucket, 1);
+      const res = await limiter.consume(bucket, points);
       return decision(true, limit, res);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         metrics.rateLimitRefusals.inc({ bucket: bucketKind(bucket) });
+        if (points > 1) return decision(false, limit, await giveBack(limiter, bucket, points, rejection));
         return decision(false, limit, rejection);
       }
       // Both stores failed: letting the request through beats refusing every caller.
       this.logger.error({ err: rejection }, 'rate limiter failed; request allowed');
       return { allowed: true, limit, remaining: limit, resetSeconds: WINDOW_SECONDS };
     }
+  }
+}
+
+/** The refused points handed back; the refusal as it was if that fails (the window's end frees them anyway). */
+async function giveBack(limiter: RateLimiterAbstract, bucket: string, points: number, refused: RateLimiterRes): Promise<RateLimiterRes> {
+  try {
+    return await limiter.reward(bucket, points);
+  } catch {
+    return refused;
   }
 }
 

@@ -29,6 +29,7 @@ it('labels refusals by bucket kind, never by the id in the bucket', () => {
   expect(bucketKind('rule:rul_0123')).toBe('rule');
   expect(bucketKind('ip:203.0.113.9')).toBe('ip');
   expect(bucketKind('gql-staff:stf_abc')).toBe('gql-staff');
+  expect(bucketKind('gql-cost:stf_abc')).toBe('gql-cost');
   expect(bucketKind('gql-ip:::1')).toBe('gql-ip');
   expect(bucketKind('surprise:anything')).toBe('other');
   expect(bucketKind('no-colon')).toBe('other');
