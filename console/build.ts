@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { buildExplorer } from './build-explorer';
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'dist', 'console');
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   const style = outputs.find((name) => /^console-.*\.css$/.test(name));
   if (!script || !style) throw new Error(`bundle incomplete: ${outputs.join(', ')}`);
   const html = `<!doctype html>
-<html lang="en">
+<html lang="en" data-explorer>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -83,6 +84,11 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(OUT, 'index.html'), html);
   const size = outputs.map((name) => `${name} ${(fs.statSync(path.join(OUT, 'assets', name)).size / 1024).toFixed(1)} KiB`);
   console.log(`console built: ${size.join(', ')}`);
+  const explorerOut = path.join(OUT, 'explorer');
+  const explorer = await buildExplorer(explorerOut, operationsPlugin());
+  const kib = (name: string) => fs.statSync(path.join(explorerOut, 'assets', name)).size / 1024;
+  const total = explorer.reduce((sum, name) => sum + kib(name), 0);
+  console.log(`explorer built: ${explorer.length} files, ${(total / 1024).toFixed(2)} MiB (${explorer.map((name) => `${name} ${kib(name).toFixed(1)} KiB`).join(', ')})`);
 }
 
 main().catch((error: unknown) => {

@@ -31,7 +31,7 @@ export async function createHttpApp(deps: Deps): Promise<HttpApp> {
   app.get('/metrics', metricsEndpoint(deps.config));
   const graphql = await createGraphqlMiddleware(deps);
   app.use('/graphql', graphqlMetrics(), ...graphql.handler);
-  app.use('/console', createConsoleRouter());
+  app.use('/console', createConsoleRouter(undefined, { explorer: deps.config.graphqlSandbox }));
   app.use(createRestRouter(deps));
   app.use(errorHandler);
   return { app, stop: graphql.stop };

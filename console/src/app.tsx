@@ -14,6 +14,8 @@ import { ThreatsView } from './views/threats';
 import { TopDetectionsView } from './views/top-detections';
 import type { ViewProps } from './views/types';
 
+/** The service marks the page when it serves the bundled GraphQL explorer (GRAPHQL_SANDBOX on). */
+const EXPLORER = document.documentElement.hasAttribute('data-explorer');
 
 export function App() {
   const [identity, setIdentity] = useState<Identity | null>(null);
@@ -112,6 +114,13 @@ function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
             <span class="nav-hint">{v.hint}</span>
           </a>
         ))}
+        {EXPLORER ? (
+          // A tab of its own, so the console stays signed in; the explorer asks for the token itself (memory only).
+          <a href="/console/explorer" target="_blank" rel="noopener noreferrer" data-view="explorer">
+            <span class="nav-title">GraphQL explorer ↗</span>
+            <span class="nav-hint">any query; new tab, sign in there</span>
+          </a>
+        ) : null}
       </nav>
       <main class="main" data-current={current.id}>
         <h1 class="view-title">{current.title}</h1>

@@ -12,7 +12,7 @@ import { graphqlGate, spendStaffCost } from './gate';
 import { isDomainError } from '../core/errors';
 import { costError, LIMIT_CODES, limitError, limitRules, MAX_COST, MAX_TOKENS, operationCost } from './limits';
 import { trustedDocumentsGate } from './trusted-documents';
-import { sandboxPageSecurity } from './sandbox-page';
+import { noSandboxPage, sandboxPageSecurity } from './sandbox-page';
 import { requestState, STAFF_PRINCIPAL } from '../http/request-state';
 
 /** Support staff read; only admins run mutations. Services check roles too: this refuses early and plainly. */
@@ -142,7 +142,7 @@ export async function createGraphqlMiddleware(deps: Deps): Promise<{ handler: Re
     },
   });
   return {
-    handler: [graphqlGate(deps), sandboxPageSecurity, jsonBody(100 * 1024, { emptyIsMissing: false }), trustedDocumentsGate(deps.config.graphqlTrustedDocuments), middleware],
+    handler: [graphqlGate(deps), deps.config.graphqlSandbox ? sandboxPageSecurity : noSandboxPage, jsonBody(100 * 1024, { emptyIsMissing: false }), trustedDocumentsGate(deps.config.graphqlTrustedDocuments), middleware],
     stop: () => server.stop(),
   };
 }

@@ -21,6 +21,26 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The explorer's policy: the console's, plus what GraphiQL's editor (Monaco) needs: its web workers from this
+ * origin, its icon font (a data: URL in GraphiQL's stylesheet), and inline styles: Monaco positions every line it
+ * draws with a style attribute and writes its theme and icon rules into style elements, with no way to give them a
+ * nonce. Scripts stay this origin's only, and with images, fonts and connections held to this origin (and data:),
+ * a style cannot send anything anywhere.
+ */
+export const EXPLORER_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  'font-src data:',
+  "worker-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
@@ -49,8 +69,8 @@ function load(dir: string): Built | null {
   return { index: fs.readFileSync(indexFile), assets };
 }
 
-function secure(res: Response): void {
-  res.setHeader('Content-Security-Policy', CONSOLE_CSP);
+function secure(res: Response, policy: string): void {
+  res.setHeader('Content-Security-Policy', policy);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Frame-Options', 'DENY');
@@ -58,25 +78,19 @@ function secure(res: Response): void {
   res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
 }
 
-const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>shieldgate console</title>
+const notBuilt = (title: string) => `<!doctype html><meta charset="utf-8"><title>${title}</title>
 <p>The console is not built. Run <code>npm run build:console</code> (part of <code>npm run build</code>) and restart.</p>`;
 
-/**
- * /console: the staff console, a static page talking to /graphql with the staff token typed in. The page is never
- * cached (a new deployment is picked up at once); its hashed assets are cached for good. Mounted at /console (so no
- * other request enters it): its paths are the mount's.
- */
-export function createConsoleRouter(dir: string = CONSOLE_DIST): Router {
-  const built = load(dir);
-  const router = Router();
-  router.get('/', (_req, res) => {
-    secure(res);
+/** A page and its name-HASH assets: never cached itself (a new deployment is picked up at once), its assets for good. */
+function serve(router: Router, at: string, built: Built | null, policy: string, title: string, index?: Buffer): void {
+  router.get(at || '/', (_req, res) => {
+    secure(res, policy);
     res.setHeader('Cache-Control', 'no-store');
-    if (!built) return res.status(503).type('html').send(NOT_BUILT);
-    res.status(200).type('html').send(built.index);
+    if (!built) return res.status(503).type('html').send(notBuilt(title));
+    res.status(200).type('html').send(index ?? built.index);
   });
-  router.get('/assets/:name', (req, res) => {
-    secure(res);
+  router.get(`${at}/assets/:name`, (req, res) => {
+    secure(res, policy);
     const name = req.params.name;
     const body = built?.assets.get(name);
     if (!body) {
@@ -86,5 +100,20 @@ export function createConsoleRouter(dir: string = CONSOLE_DIST): Router {
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.status(200).type(TYPES[path.extname(name)] ?? 'application/octet-stream').send(body);
   });
+}
+
+/**
+ * /console: the staff console, a static page talking to /graphql with the staff token typed in; and, with `explorer`
+ * (GRAPHQL_SANDBOX on), /console/explorer, the bundled GraphQL explorer. Where it is off, nothing of the explorer is
+ * read or served (its paths meet the service's not-found answer) and the console's page does not offer it: the
+ * built page marks the offer with data-explorer on its root element. Mounted at /console (so no other request
+ * enters it): its paths are the mount's.
+ */
+export function createConsoleRouter(dir: string = CONSOLE_DIST, opts: { explorer: boolean } = { explorer: true }): Router {
+  const built = load(dir);
+  const router = Router();
+  const index = built && !opts.explorer ? Buffer.from(built.index.toString('utf8').replace(/^<html lang="en" data-explorer>/m, '<html lang="en">')) : undefined;
+  serve(router, '', built, CONSOLE_CSP, 'shieldgate console', index);
+  if (opts.explorer) serve(router, '/explorer', load(path.join(dir, 'explorer')), EXPLORER_CSP, 'shieldgate GraphQL explorer');
   return router;
 }

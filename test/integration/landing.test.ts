@@ -1,7 +1,12 @@
 // Protects: GET / points to the console, /graphql and the OpenAPI document, each of which answers; Apollo Sandbox's
 // page at /graphql runs under a CSP that allows the scripts and frame Apollo's own page loads and nothing else, with
-// framing refused; GRAPHQL_SANDBOX=off serves no page.
+// framing refused, and carries the notice (under the page's nonce) that links to the bundled explorer where Apollo's
+// CDN cannot be reached; GRAPHQL_SANDBOX=off serves neither Sandbox nor the explorer (the service's not-found
+// problem for both) and the console does not offer the explorer.
+import fs from 'node:fs';
+import path from 'node:path';
 import { startHarness, type Harness } from '../support/harness';
+import { CONSOLE_DIST } from '../../src/http/console';
 
 let h: Harness;
 beforeAll(async () => {
@@ -49,6 +54,12 @@ it('serves Sandbox under a policy allowing exactly what Apollo’s page loads, a
   expect(apolloMeta.get('frame-src')).toEqual(expect.arrayContaining(frames));
   // GraphQL calls go to this origin only.
   expect(policy.get('connect-src')).toEqual(["'self'"]);
+  // The offline notice: hidden, linking to the explorer, its script and style under the page's one nonce.
+  expect(html).toMatch(/<div id="shieldgate-offline" role="alert" hidden>/);
+  expect(html).toContain('href="/console/explorer"');
+  const inline = [...html.matchAll(/<(script|style)(?![^>]*\ssrc=)([^>]*)>/g)];
+  expect(inline.length).toBeGreaterThanOrEqual(4);
+  for (const [tag] of inline) expect(tag).toMatch(new RegExp(`nonce="?${nonce}"?`));
 });
 
 it('keeps GraphQL answers free of the page policy', async () => {
@@ -56,13 +67,38 @@ it('keeps GraphQL answers free of the page policy', async () => {
   expect(res.headers.get('content-security-policy')).toBeNull();
 });
 
-it('serves no page with GRAPHQL_SANDBOX=off', async () => {
+/** The explorer's page and one of its scripts, as the build wrote them. */
+function explorerFiles(): string[] {
+  const html = fs.readFileSync(path.join(CONSOLE_DIST, 'explorer', 'index.html'), 'utf8');
+  return ['/console/explorer', /src="(\/console\/explorer\/assets\/[^"]+\.js)"/.exec(html)![1]];
+}
+
+async function expectNotFoundProblem(res: Response): Promise<void> {
+  expect(res.status).toBe(404);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(((await res.json()) as { code: string }).code).toBe('not_found');
+}
+
+it('serves the bundled explorer and offers it in the console while GRAPHQL_SANDBOX is on', async () => {
+  for (const file of explorerFiles()) expect([file, (await h.api(file)).status]).toEqual([file, 200]);
+  expect(await (await h.api('/console')).text()).toContain('<html lang="en" data-explorer>');
+});
+
+it('serves neither Sandbox nor the explorer with GRAPHQL_SANDBOX=off', async () => {
   const off = await startHarness({ env: { GRAPHQL_SANDBOX: 'off' } });
   try {
     const res = await off.api('/graphql', { headers: { accept: 'text/html' } });
-    expect(await res.text()).not.toContain('embeddable-sandbox');
     expect(res.headers.get('content-security-policy')).toBeNull();
+    await expectNotFoundProblem(res);
+    for (const file of explorerFiles()) await expectNotFoundProblem(await off.api(file, { headers: { accept: 'text/html' } }));
+    const consolePage = await off.api('/console');
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('<html lang="en">');
     expect(((await (await off.api('/')).json()) as { sandbox: unknown }).sandbox).toBeNull();
+    // GraphQL itself still answers a staff token.
+    const staff = await off.newStaff('support');
+    const answer = await off.api('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${staff}` }, body: '{"query":"{ __typename }"}' });
+    expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
   } finally {
     await off.close();
   }
