@@ -77,7 +77,7 @@ async function actionBundle(): Promise<string> {
     entryPoints: [path.join(REPO_ROOT, 'action', 'src', 'main.ts')],
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'cjs',
     write: false,
     sourcemap: false,
