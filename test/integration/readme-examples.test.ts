@@ -3,7 +3,9 @@
 // in order, one app per document: shell blocks by bash -eo pipefail (as a CI step runs them), workflows step by step
 // as GitHub's runner would, with the job's OIDC token from the token-endpoint emulator and the test issuer. Only the
 // placeholders change (address, app id, key); what the app's own build makes is the fixture APK. So a trust rule that
-// lacks a scope its own step needs, or an install line that fetches by name, fails here.
+// lacks a scope its own step needs, or an install line that fetches by name, fails here. README's first call (the
+// operator CLI making an app and a key, then the key's first request) runs command by command as a reader would,
+// each answer's `...` values copied into the commands after it, on the test's service and database.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -207,6 +209,65 @@ async function runWorkflow(block: Block, c: Context): Promise<void> {
 it('never tells anyone to run the client by name from a registry (a bare npx shieldgate-ci)', () => {
   const bare = DOCS.flatMap(blocks).filter((b) => /npx (?!--no -- )[^\n]*shieldgate-ci|npx shieldgate-ci/.test(b.text));
   expect(bare.map((b) => `${b.doc}:${b.line}`)).toEqual([]);
+});
+
+/** A command and the answer its `# {json}` comment promises ("x..." stands for a value so begun; ", ...}" for more fields). */
+interface Step { command: string; answer: string | null }
+
+function steps(block: Block): Step[] {
+  const out: Step[] = [];
+  for (const line of block.text.split('\n')) {
+    const answer = /^# (\{.*\})/.exec(line);
+    if (answer && out.length) out[out.length - 1].answer = answer[1];
+    else if (line.trim() && !line.startsWith('#')) out.push({ command: line, answer: null });
+  }
+  return out;
+}
+
+/** The answer as a Jest matcher, and the placeholders it names mapped to what the command really printed. */
+function answerOf(promised: string, printed: Record<string, unknown>): { want: unknown; copied: Array<[string, string]> } {
+  const partial = /,\s*\.\.\.\s*\}$/.test(promised);
+  const fields = JSON.parse(partial ? promised.replace(/,\s*\.\.\.\s*\}$/, '}') : promised) as Record<string, unknown>;
+  const copied: Array<[string, string]> = [];
+  const want = Object.fromEntries(
+    Object.entries(fields).map(([k, v]) => {
+      if (typeof v !== 'string' || !v.endsWith('...')) return [k, v];
+      if (v.length > 3 && typeof printed[k] === 'string') copied.push([v, printed[k] as string]);
+      return [k, expect.stringMatching(new RegExp(`^${v.slice(0, -3)}.`))];
+    }),
+  );
+  return { want: partial ? expect.objectContaining(want) : want, copied };
+}
+
+it("runs README's first call as written: an app and a key by the operator CLI, then the key's first request", async () => {
+  const block = blocks('README.md').find((b) => b.lang === 'sh' && /npx --no shieldgate app create/.test(b.text));
+  expect(block).toBeDefined();
+  const home = fs.mkdtempSync(path.join(tmp, 'first-call-'));
+  // The service of this test and its database stand for the embedded defaults' (the address is the only placeholder
+  // of the text itself); npx --no runs the CLI linked into node_modules/.bin, never anything from a registry.
+  const env = {
+    PATH: process.env.PATH ?? '', HOME: home, MONGODB_URI: h.config.mongodbUri!, MONGODB_DATABASE: h.config.mongodbDatabase, REDIS_URL: '',
+    npm_config_cache: path.join(home, 'npm-cache'), npm_config_offline: 'true', npm_config_registry: 'http://127.0.0.1:9/', npm_config_update_notifier: 'false',
+  };
+  const copied: Array<[string, string]> = [['http://127.0.0.1:8080', h.baseUrl]];
+  const printed: Array<Record<string, unknown>> = [];
+  for (const step of steps(block!)) {
+    const command = copied.reduce((text, [from, to]) => text.replaceAll(from, to), step.command);
+    const r = await bash(command, ROOT, env);
+    const at = `README.md:${block!.line} ${step.command}`;
+    expect({ at, code: r.code, out: r.out }).toEqual({ at, code: 0, out: r.code === 0 ? expect.anything() : '' });
+    const answer = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    printed.push(answer);
+    if (!step.answer) continue;
+    const promised = answerOf(step.answer, answer);
+    expect({ at, answer }).toEqual({ at, answer: promised.want });
+    copied.push(...promised.copied);
+  }
+  // Three commands: the app, its key, and whoami answered for that key of that app.
+  expect(printed).toHaveLength(3);
+  const [app, key, whoami] = printed;
+  expect(key.id).toEqual(expect.any(String));
+  expect(whoami).toMatchObject({ appId: app.id, scopes: ['builds:write', 'builds:read', 'scans:read', 'threats:read'] });
 });
 
 it('finds the examples it runs', () => {
