@@ -49,8 +49,11 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** Asset names as esbuild writes them: name-HASH.ext (the hash changes with the content, so they never go stale). */
-const ASSET_NAME = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.(js|css|svg|woff2)(\.map)?$/;
+/**
+ * Asset names as esbuild writes them: name-HASH.ext (the hash changes with the content, so they never go stale). A
+ * chunk's name is its module's file name, which may hold dots (Monaco's monaco.contribution.js).
+ */
+const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*-[A-Z0-9]{8}\.(js|css|svg|woff2)(\.map)?$/;
 
 interface Built {
   index: Buffer;

@@ -38,6 +38,15 @@ function recordRequests(context: BrowserContext): string[] {
   return urls;
 }
 
+/** Every asset the service refused (a lazily loaded chunk that 404s fails quietly inside GraphiQL). */
+function recordMissing(context: BrowserContext): string[] {
+  const missing: string[] = [];
+  context.on('response', (res) => {
+    if (res.status() >= 400 && !res.url().endsWith('/graphql')) missing.push(`${res.status()} ${res.url()}`);
+  });
+  return missing;
+}
+
 /** The text of a Monaco editor as drawn (Monaco draws spaces as no-break spaces). */
 const editorText = (page: Page, selector: string) => page.$eval(selector, (el) => (el.textContent ?? '').replace(/\u00a0/g, ' '));
 
@@ -61,11 +70,17 @@ it('serves the page and its assets under a policy as strict as the console’s, 
     expect(a.headers.get('content-security-policy')).toBe(EXPLORER_CSP);
     expect(a.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   }
+  // Every file the build wrote is served, lazily loaded chunks (Monaco's modes, Prettier) and workers included.
+  const built = fs.readdirSync(path.join(CONSOLE_DIST, 'explorer', 'assets'));
+  const refused: string[] = [];
+  for (const name of built) if ((await h.api(`/console/explorer/assets/${name}`)).status !== 200) refused.push(name);
+  expect(refused).toEqual([]);
 });
 
 it('signs in with a staff token, runs a typed query and shows the answer, talking to this origin only', async () => {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const requests = recordRequests(context);
+  const missing = recordMissing(context);
   const page = await context.newPage();
   const problems = await watchProblems(page);
   await page.goto(`${h.baseUrl}/console/explorer`);
@@ -81,6 +96,9 @@ it('signs in with a staff token, runs a typed query and shows the answer, talkin
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(query);
+  // The variables editor too: Monaco's JSON mode and its worker load when it opens.
+  await page.click('text=Variables');
+  await page.waitForSelector('.graphiql-editor-tool .monaco-editor');
   // GraphiQL reads the operation from the editor a moment after the edit; its tab takes the operation's name then.
   await page.waitForSelector('#graphiql-session-tab-0[title=ExplorerCheck]');
   const answered = page.waitForResponse((res) => res.url() === `${h.baseUrl}/graphql` && (res.request().postData() ?? '').includes(appId));
@@ -100,6 +118,8 @@ it('signs in with a staff token, runs a typed query and shows the answer, talkin
   expect(requests.filter((url) => url === `${h.baseUrl}/graphql`).length).toBeGreaterThanOrEqual(3);
   expect(requests.some((url) => /\/console\/explorer\/assets\/(editor|graphql)-worker-[A-Z0-9]{8}\.js$/.test(url))).toBe(true);
   expect(requests.filter((url) => !url.startsWith('data:') && new URL(url).origin !== h.baseUrl)).toEqual([]);
+  expect(requests.some((url) => /\/console\/explorer\/assets\/json-worker-[A-Z0-9]{8}\.js$/.test(url))).toBe(true);
+  expect(missing).toEqual([]);
   // The token is nowhere the page keeps things, nor in the URL.
   expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + document.cookie + location.href')).not.toContain(support.slice(4));
   expect(await problems.violations()).toEqual([]);
