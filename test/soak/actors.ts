@@ -20,13 +20,15 @@ export interface Run {
   giveUpAt: number;
   /** Uploads whose bytes are being sent, by instance origin: a fault kills an instance while it holds some. */
   uploadsInFlight: Map<string, number>;
+  /** What each actor is doing now (`ci 1` -> `upload bld_… 409 upload_in_progress`): printed while the run waits for them. */
+  doing: Map<string, string>;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
 const json = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
 /** One CI job after another: register, upload (15% cut once, then sent whole), on to the next. */
-export async function ciJobs(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, packages: SoakPackage[]): Promise<void> {
+export async function ciJobs(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, packages: SoakPackage[], name: string): Promise<void> {
   let n = 0;
   while (!run.stopping) {
     const pkg = pick(packages);
@@ -41,15 +43,17 @@ export async function ciJobs(run: Run, balancer: Balancer, ledger: Ledger, tenan
       continue;
     }
     const build = created.json();
-    await upload(run, balancer, ledger, tenant, build.id, new URL(build.artifact.uploadUrl).pathname, pkg, Math.random() < 0.15);
+    await upload(run, balancer, ledger, tenant, build.id, new URL(build.artifact.uploadUrl).pathname, pkg, Math.random() < 0.15, name);
     await sleep(200 + Math.random() * 800);
   }
+  run.doing.delete(name);
 }
 
-async function upload(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, buildId: string, firstPath: string, pkg: SoakPackage, cut: boolean): Promise<void> {
+async function upload(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, buildId: string, firstPath: string, pkg: SoakPackage, cut: boolean, name: string): Promise<void> {
   let uploadPath = firstPath;
   while (Date.now() < run.giveUpAt) {
     const origin = balancer.pick();
+    run.doing.set(name, `uploading ${buildId} (${pkg.label}) to ${origin}`);
     run.uploadsInFlight.set(origin, (run.uploadsInFlight.get(origin) ?? 0) + 1);
     const cutAt = cut ? Math.floor(pkg.bytes.length / 2) : undefined;
     const answer = await balancer.put(origin, uploadPath, pkg.bytes, cutAt).finally(() => run.uploadsInFlight.set(origin, run.uploadsInFlight.get(origin)! - 1));
@@ -62,6 +66,7 @@ async function upload(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tena
       continue;
     }
     const code = answer.status >= 400 ? safeCode(answer.text) : '';
+    run.doing.set(name, `upload of ${buildId} answered ${answer.status} ${code}`);
     if (answer.status === 200 || code === 'artifact_already_uploaded') {
       ledger.uploads.push({ appId: tenant.appId, buildId, sha256: pkg.sha256, sizeBytes: pkg.bytes.length, answer: answer.status === 200 ? 200 : 409, cut: cutAt !== undefined });
       return;
@@ -92,7 +97,7 @@ const VERDICTS = ['clean', 'suspicious', 'compromised'];
 const ACTIONS = ['monitor', 'warn', 'block', 'end_session'];
 
 /** A fleet of devices of one app sending batches of 1 to 20 events, each with its own event id. */
-export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant): Promise<void> {
+export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, name: string): Promise<void> {
   const fleet = Array.from({ length: 40 }, () => `soak-device-${randomBytes(6).toString('hex')}`);
   while (!run.stopping) {
     const size = 1 + Math.floor(Math.random() * 20);
@@ -110,6 +115,7 @@ export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tena
     }));
     const body = JSON.stringify({ events });
     const ids = events.map((e) => e.eventId);
+    run.doing.set(name, `sending a batch of ${ids.length}`);
     if (!(await sendUntilAcknowledged(run, balancer, ledger, tenant, body, ids))) continue;
     if (Math.random() < 0.1) {
       // The SDK lost the answer and sends the batch again: acknowledged, every event a duplicate.
@@ -121,6 +127,7 @@ export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tena
     }
     await sleep(100 + Math.random() * 300);
   }
+  run.doing.delete(name);
 }
 
 async function sendUntilAcknowledged(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, body: string, ids: string[]): Promise<boolean> {
@@ -143,7 +150,7 @@ const OPERATIONS = path.join(__dirname, '..', '..', 'console', 'operations');
 const document = (name: string) => readFileSync(path.join(OPERATIONS, `${name}.graphql`), 'utf8');
 
 /** Support staff on the console: the app picker, an app's builds, its threat trend and top detections; and a reader key's threat list. */
-export async function staff(run: Run, balancer: Balancer, token: string, tenants: Tenant[]): Promise<void> {
+export async function staff(run: Run, balancer: Balancer, token: string, tenants: Tenant[], name: string): Promise<void> {
   const docs = Object.fromEntries(['ConsoleApps', 'AppBuilds', 'ThreatTrend', 'TopDetections', 'Whoami'].map((n) => [n, document(n)]));
   while (!run.stopping) {
     const tenant = pick(tenants);
@@ -160,6 +167,8 @@ export async function staff(run: Run, balancer: Balancer, token: string, tenants
     } else {
       await balancer.call(`graphql:${name}`, '/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ operationName: name, query: docs[name], variables }) }, 30_000);
     }
+    run.doing.set(name, `last: ${name}`);
     await sleep(300 + Math.random() * 700);
   }
+  run.doing.delete(name);
 }

@@ -80,6 +80,8 @@ export async function startSoakBed(options: { storeMb: number; scanLeaseS: numbe
   const logDir = options.logDir ?? dir;
   const instances: Instance[] = [];
   for (const name of ['a', 'b']) instances.push(await instance(name, env, path.join(dir, `data-${name}`), logDir));
+  // One public address for both, as behind a load balancer: it is the issuer of upload tokens, which either verifies.
+  env.PUBLIC_BASE_URL = instances[0].origin;
   await Promise.all(instances.map((i) => i.start()));
 
   return {
@@ -107,7 +109,7 @@ async function instance(name: string, shared: Record<string, string>, dataDir: s
       child = null;
     },
     start: async () => {
-      const env = { ...process.env, ...shared, PORT: String(port), HOST, PUBLIC_BASE_URL: origin, DATA_DIR: dataDir };
+      const env = { ...process.env, ...shared, PORT: String(port), HOST, DATA_DIR: dataDir };
       const started = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       child = started;
       started.stdout?.pipe(log, { end: false });

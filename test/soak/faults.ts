@@ -28,8 +28,8 @@ interface Fault {
   name: string;
   /** Does the harm and undoes it; answers a note (what it hit) or throws Skip. */
   inject(): Promise<string>;
-  /** What must work again for the service to have recovered. */
-  probe(): Promise<boolean>;
+  /** What must work again for the service to have recovered: '' when it does, else what failed. */
+  probe(): Promise<string>;
 }
 
 class Skip extends Error {}
@@ -61,8 +61,14 @@ export async function runFaults(ctx: FaultContext, loadMs: number, startedAt: nu
       continue;
     }
     const ended = Date.now();
-    while (!(await fault.probe().catch(() => false))) await sleep(250);
-    records.push({ name: fault.name, at, recoveryS: (Date.now() - ended) / 1000, note });
+    let failure = 'not probed';
+    const failures = new Set<string>();
+    while ((failure = await fault.probe().catch((e: Error) => e.message)) !== '') {
+      failures.add(failure);
+      await sleep(250);
+    }
+    const seen = failures.size ? `; meanwhile: ${[...failures].slice(0, 3).join(' | ')}` : '';
+    records.push({ name: fault.name, at, recoveryS: (Date.now() - ended) / 1000, note: note + seen });
   }
   return records;
 }
@@ -164,15 +170,20 @@ async function analysingHolder(bed: SoakBed): Promise<string | null> {
   }
 }
 
-async function probeAll(instances: Instance[], probe: (i: Instance) => Promise<boolean>): Promise<boolean> {
-  const results = await Promise.all(instances.map(probe));
-  return results.every(Boolean);
+async function probeAll(instances: Instance[], probe: (i: Instance) => Promise<string>): Promise<string> {
+  const results = await Promise.all(
+    instances.map(async (i) => {
+      const failure = await probe(i).catch((e: Error) => e.message);
+      return failure ? `${i.name}: ${failure}` : '';
+    }),
+  );
+  return results.filter(Boolean).join(', ');
 }
 
 /** An authenticated read and a write on this instance (the database, the rate limiter, the key cache). */
-async function probeRequest(instance: Instance, tenant: Tenant, ledger: Ledger): Promise<boolean> {
+async function probeRequest(instance: Instance, tenant: Tenant, ledger: Ledger): Promise<string> {
   const whoami = await fetch(`${instance.origin}/v1/whoami`, { headers: { authorization: `Bearer ${tenant.ciKey}` }, signal: AbortSignal.timeout(5_000) });
-  if (whoami.status !== 200) return false;
+  if (whoami.status !== 200) return `whoami ${whoami.status}`;
   const eventId = randomUUID();
   const events = await fetch(`${instance.origin}/v1/events`, {
     method: 'POST',
@@ -182,19 +193,19 @@ async function probeRequest(instance: Instance, tenant: Tenant, ledger: Ledger):
   });
   // Counted like the devices' events: the reckoning expects every acknowledged event once.
   if (events.status === 202) ledger.acknowledge(tenant.appId, [eventId]);
-  return events.status === 202;
+  return events.status === 202 ? '' : `events ${events.status}`;
 }
 
 /** A build registered and its package uploaded through the store: 200. */
-async function probeUpload(ctx: FaultContext): Promise<boolean> {
+async function probeUpload(ctx: FaultContext): Promise<string> {
   const pkg = ctx.probePackage;
   const created = await ctx.balancer.call('probe', '/v1/builds', {
     method: 'POST',
     headers: { authorization: `Bearer ${ctx.tenant.ciKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ platform: pkg.platform, version: '0.0.1', artifact: { sizeBytes: pkg.bytes.length, sha256: pkg.sha256 } }),
   }, 10_000);
-  if (created?.status !== 201) return false;
+  if (created?.status !== 201) return `createBuild ${created?.status ?? 'no answer'}`;
   const path = new URL(created.json().artifact.uploadUrl).pathname;
   const answer = await ctx.balancer.put(ctx.balancer.pick(), path, pkg.bytes);
-  return answer?.status === 200;
+  return answer?.status === 200 ? '' : `upload ${answer?.status ?? 'no answer'} ${answer?.text.slice(0, 120) ?? ''}`;
 }

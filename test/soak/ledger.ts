@@ -26,6 +26,8 @@ export class Ledger {
   /** Requests that failed below HTTP (refused, reset, timed out): a killed instance or a cut upload. */
   networkErrors = 0;
   readonly statuses = new Map<number, number>();
+  /** `op status` -> count, for the answers other than 2xx: what refused what. */
+  readonly refusals = new Map<string, number>();
   readonly violations: Violation[] = [];
   /** Latencies (ms) of answered requests; uploads are measured apart, their time is mostly the transfer. */
   private readonly latencies: number[] = [];
@@ -45,6 +47,7 @@ export class Ledger {
   answered(op: string, status: number, ms: number, retryAfter: string | null, detail = ''): void {
     this.requests += 1;
     this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    if (status >= 300) this.refusals.set(`${op} ${status}`, (this.refusals.get(`${op} ${status}`) ?? 0) + 1);
     if (op !== 'upload') this.latencies.push(ms);
     const allowed = status === 503 && retryAfter !== null && /^\d+$/.test(retryAfter);
     if (status >= 500 && !allowed) this.violations.push({ op, status, at: Date.now() - this.startedAt, detail: detail.slice(0, 300) });

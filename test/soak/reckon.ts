@@ -19,6 +19,12 @@ export interface Check {
   lost: number;
 }
 
+/**
+ * A delivery never attempted is waiting its turn while it is due for less than this: lanes are shared, and a slow
+ * receiver's deliveries take a lane for seconds each. Longer, it is starved, and counts as lost.
+ */
+const DUE_GRACE_MS = 60_000;
+
 const gradeRank = (grade: string) => GRADE_BANDS.findIndex((b) => b.grade === grade);
 
 export async function drainAndReckon(bed: SoakBed, balancer: Balancer, ledger: Ledger, tenants: Tenant[], drainUntil: number): Promise<{ checks: Check[]; drainS: number }> {
@@ -157,7 +163,7 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
   let promptDelivered = 0;
   let notReceived = 0;
   let queuedWithReason = 0;
-  let queuedWithoutReason = 0;
+  const overdue: string[] = [];
   let delivered = 0;
   const now = new Date();
   for (const tenant of tenants) {
@@ -174,8 +180,8 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
           delivered += 1;
           if (!ledger.received.get(webhookId)?.has(d._id as unknown as string)) notReceived += 1;
         } else if (d.lastError || d.lastResponseStatus) queuedWithReason += 1;
-        else if ((d.nextAttemptAt as Date) > now) queuedWithReason += 1; // not yet due
-        else queuedWithoutReason += 1;
+        else if ((d.nextAttemptAt as Date).getTime() > now.getTime() - DUE_GRACE_MS) queuedWithReason += 1; // not yet due, or its turn is near
+        else overdue.push(`${d._id} (${kind}) due ${((now.getTime() - (d.nextAttemptAt as Date).getTime()) / 1000).toFixed(0)} s ago, never attempted`);
         if (kind === 'prompt') {
           if (d.status === 'delivered') promptDelivered += 1;
           else undelivered.push(`${d._id} ${d.status} after ${d.attempts} attempt(s): ${d.lastError ?? d.lastResponseStatus ?? 'no attempt yet'}`);
@@ -204,8 +210,8 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
     },
     {
       name: 'other deliveries delivered or queued with their reason',
-      detail: `${delivered} delivered in all, ${queuedWithReason} queued with a reason or not yet due, ${queuedWithoutReason} overdue with no attempt`,
-      lost: queuedWithoutReason,
+      detail: `${delivered} delivered in all, ${queuedWithReason} queued with the reason of their last attempt or not yet due, ${overdue.length} overdue with no attempt${overdue.length ? `: ${overdue.slice(0, 3).join('; ')}` : ''}`,
+      lost: overdue.length,
     },
   ];
 }

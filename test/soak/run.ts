@@ -40,13 +40,12 @@ async function main(): Promise<number> {
     say(`test bed up: ${bed.instances.length} instances; store ${bed.diskSkipReason ? `on the machine's disk (${bed.diskSkipReason})` : 'on a 1 GB tmpfs'}`);
     const tenants = await setUpTenants(bed.env, balancer, ledger);
     const startedAt = Date.now();
-    const run: Run = { stopping: false, giveUpAt: startedAt + loadMs + 120_000, uploadsInFlight: new Map() };
+    const run: Run = { stopping: false, giveUpAt: startedAt + loadMs + 120_000, uploadsInFlight: new Map(), doing: new Map() };
     const actors = [
-      ...tenants.apps.map((t) => ciJobs(run, balancer, ledger, t, packages)),
-      ciJobs(run, balancer, ledger, tenants.apps[0], packages),
-      ...tenants.apps.map((t) => devices(run, balancer, ledger, t)),
-      ...tenants.apps.map((t) => devices(run, balancer, ledger, t)),
-      staff(run, balancer, tenants.staffToken, tenants.apps),
+      ...tenants.apps.map((t, i) => ciJobs(run, balancer, ledger, t, packages, `ci ${i + 1}`)),
+      ciJobs(run, balancer, ledger, tenants.apps[0], packages, 'ci 4'),
+      ...[...tenants.apps, ...tenants.apps].map((t, i) => devices(run, balancer, ledger, t, `devices ${i + 1}`)),
+      staff(run, balancer, tenants.staffToken, tenants.apps, 'staff'),
     ];
     say(`load for ${minutes} min: ${tenants.apps.length} apps, 4 CI jobs, 6 device fleets, 1 staff; faults on a schedule`);
     const probePackage = packages.reduce((a, b) => (a.bytes.length <= b.bytes.length ? a : b));
@@ -54,7 +53,10 @@ async function main(): Promise<number> {
     const left = startedAt + loadMs - Date.now();
     if (left > 0) await sleep(left);
     run.stopping = true;
-    await Promise.all(actors);
+    const stoppedAt = Date.now();
+    const report = setInterval(() => say(`waiting for ${[...run.doing].map(([who, what]) => `${who}: ${what}`).join('; ')}`), 10_000);
+    await Promise.all(actors).finally(() => clearInterval(report));
+    say(`actors finished their work in hand in ${((Date.now() - stoppedAt) / 1000).toFixed(0)} s`);
     say(`load over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; draining`);
     const { checks, drainS } = await drainAndReckon(bed, balancer, ledger, tenants.apps, Date.now() + 120_000);
     tenants.receivers.close();
@@ -63,6 +65,7 @@ async function main(): Promise<number> {
     for (const c of checks) say(`check  ${c.lost === 0 ? 'ok  ' : 'LOST'} ${c.name}: ${c.detail}`);
     const statuses = [...ledger.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
     say(`answers ${statuses}; ${ledger.networkErrors} failed below HTTP (killed instances, cut uploads); drained in ${drainS.toFixed(0)} s`);
+    say(`refusals ${[...ledger.refusals].sort(([, a], [, b]) => b - a).map(([k, n]) => `${k}×${n}`).join(', ') || 'none'}`);
     const lost = checks.reduce((sum, c) => sum + c.lost, 0);
     const injected = faults.filter((f) => f.recoveryS !== null);
     const recoveryMax = Math.max(0, ...injected.map((f) => f.recoveryS!));
