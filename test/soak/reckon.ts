@@ -8,7 +8,14 @@ import { MongoClient, type Db } from 'mongodb';
 import { GRADE_BANDS } from '../../src/scan';
 import type { Balancer } from './balancer';
 import { sleep } from './balancer';
-import type { SoakBed } from './bed';
+
+/** Where the reckoning reads what the service stored: its database and its bucket. */
+export interface StoredState {
+  mongoUri: string;
+  database: string;
+  s3: { endpoint: string; region: string; accessKeyId: string; secretAccessKey: string };
+  bucket: string;
+}
 import type { Ledger } from './ledger';
 import type { Tenant } from './tenants';
 
@@ -27,10 +34,10 @@ const DUE_GRACE_MS = 60_000;
 
 const gradeRank = (grade: string) => GRADE_BANDS.findIndex((b) => b.grade === grade);
 
-export async function drainAndReckon(bed: SoakBed, balancer: Balancer, ledger: Ledger, tenants: Tenant[], drainUntil: number): Promise<{ checks: Check[]; drainS: number }> {
-  const client = new MongoClient(bed.mongo.uri, { serverSelectionTimeoutMS: 10_000 });
+export async function drainAndReckon(bed: StoredState, balancer: Balancer, ledger: Ledger, tenants: Tenant[], drainUntil: number): Promise<{ checks: Check[]; drainS: number }> {
+  const client = new MongoClient(bed.mongoUri, { serverSelectionTimeoutMS: 10_000 });
   await client.connect();
-  const db = client.db('soak');
+  const db = client.db(bed.database);
   try {
     const drainStarted = Date.now();
     await drain(db, ledger, tenants, drainUntil);
@@ -108,7 +115,7 @@ async function sumThreatCounts(balancer: Balancer, tenant: Tenant): Promise<numb
   return sum;
 }
 
-async function checkUploads(db: Db, bed: SoakBed, ledger: Ledger): Promise<Check> {
+async function checkUploads(db: Db, bed: StoredState, ledger: Ledger): Promise<Check> {
   const s3 = new S3Client({ endpoint: bed.s3.endpoint, region: bed.s3.region, forcePathStyle: true, credentials: { accessKeyId: bed.s3.accessKeyId, secretAccessKey: bed.s3.secretAccessKey } });
   const problems: string[] = [];
   try {
