@@ -130,8 +130,9 @@ export class BuildsRepo {
    * succeeds (true) and every other one sees false, even across instances.
    */
   /** Uploaded artifacts whose static scan job may not exist yet (a crash between upload and queueing). */
-  listUploadedWithoutScanJob(limit: number): Promise<BuildDoc[]> {
-    return this.col.find({ 'artifact.status': 'uploaded', 'artifact.scanQueuedAt': null }).limit(limit).toArray();
+  /** Uploaded at or before `uploadedBefore` and never marked queued (artifact_scan_queued; the time is a residual filter). */
+  listUploadedWithoutScanJob(limit: number, uploadedBefore: Date): Promise<BuildDoc[]> {
+    return this.col.find({ 'artifact.status': 'uploaded', 'artifact.scanQueuedAt': null, 'artifact.uploadedAt': { $lte: uploadedBefore } }).limit(limit).toArray();
   }
   async markScanQueued(appId: string, id: string, at: Date): Promise<void> {
     await this.col.updateOne({ _id: id, appId }, { $set: { 'artifact.scanQueuedAt': at } });

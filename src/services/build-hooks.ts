@@ -22,11 +22,18 @@ export async function onArtifactUploaded(ctx: RequestContext, build: BuildDoc): 
 }
 
 /**
+ * An upload marked uploaded this long ago without its job is owed; a younger one is most likely being queued by its
+ * own request right now (the soak saw the sweep "recover" live uploads every minute, which is harmless but hides the
+ * real ones in the log).
+ */
+export const OWED_AFTER_MS = 30_000;
+
+/**
  * Queues the static scans still owed: a process that died between marking an artifact uploaded and queueing its
  * job leaves such a build. Queueing is unique per build, so running this beside a live upload queues nothing twice.
  */
 export async function queueOwedStaticScans(ctx: RequestContext, limit = 100): Promise<number> {
-  const owed = await ctx.repos.builds.listUploadedWithoutScanJob(limit);
+  const owed = await ctx.repos.builds.listUploadedWithoutScanJob(limit, new Date(ctx.clock.now().getTime() - OWED_AFTER_MS));
   for (const build of owed) await onArtifactUploaded(ctx, build);
   return owed.length;
 }
