@@ -155,7 +155,7 @@ export async function staff(run: Run, balancer: Balancer, token: string, tenants
   while (!run.stopping) {
     const tenant = pick(tenants);
     const range = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
-    const [name, variables] = pick<[string, Record<string, unknown>]>([
+    const [operation, variables] = pick<[string, Record<string, unknown>]>([
       ['ConsoleApps', {}],
       ['AppBuilds', { appId: tenant.appId }],
       ['ThreatTrend', { appId: tenant.appId, range }],
@@ -165,9 +165,9 @@ export async function staff(run: Run, balancer: Balancer, token: string, tenants
     if (Math.random() < 0.3) {
       await balancer.call('listThreats', `/v1/apps/${tenant.appId}/threats?limit=50`, { headers: { authorization: `Bearer ${tenant.readerKey}` } }, 30_000);
     } else {
-      await balancer.call(`graphql:${name}`, '/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ operationName: name, query: docs[name], variables }) }, 30_000);
+      await balancer.call(`graphql:${operation}`, '/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ operationName: operation, query: docs[operation], variables }) }, 30_000);
     }
-    run.doing.set(name, `last: ${name}`);
+    run.doing.set(name, `last: ${operation}`);
     await sleep(300 + Math.random() * 700);
   }
   run.doing.delete(name);

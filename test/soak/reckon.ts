@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import { GRADE_BANDS } from '../../src/scan';
 import type { Balancer } from './balancer';
 import { sleep } from './balancer';
@@ -45,7 +45,7 @@ export async function drainAndReckon(bed: StoredState, balancer: Balancer, ledge
     const checks = [
       ...(await checkEvents(db, balancer, ledger, tenants)),
       await checkUploads(db, bed, ledger),
-      await checkScans(db, ledger),
+      await checkScans(db, ledger, tenants),
       ...(await checkWebhooks(db, ledger, tenants)),
       {
         name: '5xx answers',
@@ -64,12 +64,26 @@ export async function drainAndReckon(bed: StoredState, balancer: Balancer, ledge
 async function drain(db: Db, ledger: Ledger, tenants: Tenant[], until: number): Promise<void> {
   const prompt = tenants.flatMap((t) => [...t.webhooks].filter(([, kind]) => kind === 'prompt').map(([id]) => id));
   while (Date.now() < until) {
-    const scanned = await db.collection('scans').countDocuments({ engine: 'static', buildId: { $in: ledger.uploads.map((u) => u.buildId) } });
+    const scanned = await staticScansByBuild(db, tenants);
+    const unscanned = ledger.uploads.filter((u) => !scanned.has(u.buildId)).length;
     const undelivered = await db.collection('webhook_deliveries').countDocuments({ webhookId: { $in: prompt }, status: { $ne: 'delivered' } });
     const queuedJobs = await db.collection('scan_jobs').countDocuments({ state: { $in: ['queued', 'running'] } });
-    if (scanned >= ledger.uploads.length && undelivered === 0 && queuedJobs === 0) return;
-    await sleep(1_000);
+    if (unscanned === 0 && undelivered === 0 && queuedJobs === 0) return;
+    await sleep(2_000);
   }
+}
+
+/**
+ * buildId -> static scans of it, for every app: one query per app (the embedded database scans a collection for any
+ * filter, so one query per build would cost a scan each).
+ */
+async function staticScansByBuild(db: Db, tenants: Tenant[]): Promise<Map<string, number>> {
+  const byBuild = new Map<string, number>();
+  for (const tenant of tenants) {
+    const scans = await db.collection('scans').find({ appId: tenant.appId, engine: 'static' }, { projection: { buildId: 1 } }).toArray();
+    for (const scan of scans) byBuild.set(scan.buildId as string, (byBuild.get(scan.buildId as string) ?? 0) + 1);
+  }
+  return byBuild;
 }
 
 async function checkEvents(db: Db, balancer: Balancer, ledger: Ledger, tenants: Tenant[]): Promise<Check[]> {
@@ -119,8 +133,13 @@ async function checkUploads(db: Db, bed: StoredState, ledger: Ledger): Promise<C
   const s3 = new S3Client({ endpoint: bed.s3.endpoint, region: bed.s3.region, forcePathStyle: true, credentials: { accessKeyId: bed.s3.accessKeyId, secretAccessKey: bed.s3.secretAccessKey } });
   const problems: string[] = [];
   try {
+    const builds = new Map<string, Document>();
+    for (let i = 0; i < ledger.uploads.length; i += 500) {
+      const ids = ledger.uploads.slice(i, i + 500).map((u) => u.buildId);
+      for (const b of await db.collection('builds').find({ _id: { $in: ids as never[] } }, { projection: { artifact: 1 } }).toArray()) builds.set(b._id as unknown as string, b);
+    }
     for (const upload of ledger.uploads) {
-      const build = await db.collection('builds').findOne({ _id: upload.buildId as never });
+      const build = builds.get(upload.buildId);
       const artifact = build?.artifact as { status: string; storageKey: string } | undefined;
       if (artifact?.status !== 'uploaded') {
         problems.push(`${upload.buildId}: artifact ${artifact?.status ?? 'missing'}`);
@@ -147,11 +166,12 @@ async function checkUploads(db: Db, bed: StoredState, ledger: Ledger): Promise<C
   };
 }
 
-async function checkScans(db: Db, ledger: Ledger): Promise<Check> {
+async function checkScans(db: Db, ledger: Ledger, tenants: Tenant[]): Promise<Check> {
   const missing: string[] = [];
   let twice = 0;
+  const scanned = await staticScansByBuild(db, tenants);
   for (const upload of ledger.uploads) {
-    const n = await db.collection('scans').countDocuments({ appId: upload.appId, buildId: upload.buildId, engine: 'static' });
+    const n = scanned.get(upload.buildId) ?? 0;
     if (n === 0) missing.push(upload.buildId);
     if (n > 1) twice += 1;
   }
