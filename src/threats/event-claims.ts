@@ -22,7 +22,7 @@ export type ClaimOutcome =
 /**
  * The claim's _id: SHA-256 of the app id and the event id, cut to 15 bytes (20 base64url characters, 120 bits, so
  * no two of an app's ids in a day collide in practice). Short and of one length whatever the id: on the embedded
- * database 200 batches of 100 claims of random UUIDs took 520-650 ms against 700-950 ms with `appId:eventId` keys.
+ * database a batch of claims keyed by random UUIDs costs a third less than with `appId:eventId` keys (bench:threats).
  * Neither part may hold a NUL, so the pair is unambiguous.
  */
 export function claimKeyFor(appId: string, eventId: string): string {
