@@ -6,8 +6,6 @@ import { createHash } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { GRADE_BANDS } from '../../src/scan';
-import { ThreatEventClaimsRepo } from '../../src/data/threat-event-claims-repo';
-import { claimKeyFor } from '../../src/threats/event-claims';
 import type { Balancer } from './balancer';
 import { sleep } from './balancer';
 
@@ -96,8 +94,8 @@ async function checkEvents(db: Db, balancer: Balancer, ledger: Ledger, tenants: 
     const ids = [...(ledger.acknowledged.get(tenant.appId) ?? [])];
     acknowledged += ids.length;
     for (let i = 0; i < ids.length; i += 1000) {
-      const chunk = ids.slice(i, i + 1000).map((id) => claimKeyFor(tenant.appId, id));
-      unclaimed += chunk.length - (await db.collection(ThreatEventClaimsRepo.collectionName).countDocuments({ _id: { $in: chunk as never[] } }));
+      const chunk = ids.slice(i, i + 1000).map((id) => `${tenant.appId}:${id}`);
+      unclaimed += chunk.length - (await db.collection('threat_event_ids').countDocuments({ _id: { $in: chunk as never[] } }));
     }
     counted += await sumThreatCounts(balancer, tenant);
   }
