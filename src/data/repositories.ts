@@ -15,7 +15,6 @@ import { ScanJobsRepo } from './scan-jobs-repo';
 import { SignersRepo } from './signers-repo';
 import { ThreatsRepo } from './threats-repo';
 import { ThreatMergesRepo } from './threat-merges-repo';
-import { ThreatEventClaimsRepo } from './threat-event-claims-repo';
 import { ThreatEventIdsRepo } from './threat-event-ids-repo';
 import { WebhooksRepo } from './webhooks-repo';
 import { WebhookDeliveriesRepo } from './webhook-deliveries-repo';
@@ -40,8 +39,6 @@ export interface Repositories {
   signers: SignersRepo;
   threats: ThreatsRepo;
   threatMerges: ThreatMergesRepo;
-  threatEventClaims: ThreatEventClaimsRepo;
-  /** The previous release's claims, read while any is live (threat-event-ids-repo.ts). */
   threatEventIds: ThreatEventIdsRepo;
   webhooks: WebhooksRepo;
   webhookDeliveries: WebhookDeliveriesRepo;
@@ -67,7 +64,6 @@ export function createRepositories(db: Db): Repositories {
     signers: new SignersRepo(db),
     threats: new ThreatsRepo(db),
     threatMerges: new ThreatMergesRepo(db),
-    threatEventClaims: new ThreatEventClaimsRepo(db),
     threatEventIds: new ThreatEventIdsRepo(db),
     webhooks: new WebhooksRepo(db),
     webhookDeliveries: new WebhookDeliveriesRepo(db),

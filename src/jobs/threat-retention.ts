@@ -79,14 +79,11 @@ export async function sweepThreats(repos: Repositories, clock: Clock, retentionD
     after = { createdAt: last.createdAt, id: last._id };
   }
 
-  // The previous release's claims too: once they are gone, ingestion stops looking there.
-  for (const claims of [repos.threatEventClaims, repos.threatEventIds]) {
-    for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const ids = await claims.idsExpired(now, SWEEP_BATCH);
-      await claims.deleteExpired(ids, now);
-      result.claimsDeleted += ids.length;
-      if (ids.length < SWEEP_BATCH) break;
-    }
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const ids = await repos.threatEventIds.idsExpired(now, SWEEP_BATCH);
+    await repos.threatEventIds.deleteExpired(ids, now);
+    result.claimsDeleted += ids.length;
+    if (ids.length < SWEEP_BATCH) break;
   }
   return result;
 }

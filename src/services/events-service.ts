@@ -102,7 +102,7 @@ async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promis
  */
 async function claimBatch(ctx: RequestContext, appId: string, events: SecurityEventInput[], now: Date) {
   const ids = [...new Set(events.flatMap((e) => (e.eventId ? [e.eventId] : [])))];
-  const outcomes = ids.length ? await claimEventIds(ctx.repos, appId, ids, now) : new Map();
+  const outcomes = ids.length ? await claimEventIds(ctx.repos.threatEventIds, appId, ids, now) : new Map();
   const seen = new Set<string>();
   const placed: { event: SecurityEventInput; claim?: EventClaim }[] = [];
   let duplicates = 0;

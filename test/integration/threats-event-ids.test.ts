@@ -1,10 +1,8 @@
 // Protects: an event id counts once per app within 24 hours, across instances and under concurrent retries, and a
 // crash between claiming an id and counting its event loses nothing (the retry counts it). The answer says how many
 // events were accepted and how many were duplicates, and the accepted figures of all answers add up to the counts.
-// Ids claimed by the previous release (other collection, other key) keep their claims across the upgrade.
 import { startHarness, type Harness } from '../support/harness';
-import { claimEventIds, claimKeyFor, legacyClaimIdFor } from '../../src/threats/event-claims';
-import { ThreatEventIdsRepo } from '../../src/data/threat-event-ids-repo';
+import { claimEventIds } from '../../src/threats/event-claims';
 import { after, event, ingest, listAll, minutes, startSecondInstance } from './threats-support';
 
 let h: Harness;
@@ -58,7 +56,7 @@ it('counts an event whose id was claimed by an attempt that stopped before count
   const a = await freshApp();
   const batch = batchOf(4, 'crash');
   // What a process that died right after claiming leaves behind: the claims, no threat, no merge record.
-  await claimEventIds(h.deps.repos, a.appId, batch.map((e) => e.eventId as string), h.clock.now());
+  await claimEventIds(h.deps.repos.threatEventIds, a.appId, batch.map((e) => e.eventId as string), h.clock.now());
   expect(await listAll(h, a.reader, a.appId)).toHaveLength(0);
   h.clock.advance(minutes(1));
   expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 4, duplicates: 0 });
@@ -125,26 +123,4 @@ it('finds a retried event in its first window after its device opened more windo
   const threats = await listAll(h, a.reader, a.appId);
   expect(threats).toHaveLength(7);
   expect(total(threats)).toBe(7);
-});
-
-it('still answers ids claimed by the previous release as it did, until those claims expire', async () => {
-  const a = await freshApp();
-  const now = h.clock.now();
-  const oldClaim = (eventId: string, age: number) => ({ _id: legacyClaimIdFor(a.appId, eventId), claimedAt: new Date(now.getTime() - age) });
-  // As the previous release stored them: keyed `appId:eventId`, in the collection of that release.
-  await h.deps.db.collection(ThreatEventIdsRepo.collectionName).insertMany([
-    oldClaim('upgrade-held-0001', minutes(120)), // counted two hours ago
-    oldClaim('upgrade-crashed-01', minutes(1)), // claimed a minute ago by an attempt that stopped before counting
-    oldClaim('upgrade-expired-01', minutes(25 * 60)), // claimed 25 hours ago: free again
-  ] as never[]);
-  h.clock.advance(minutes(1)); // each instance asks again within a minute whether old claims live
-  const batch = ['upgrade-held-0001', 'upgrade-crashed-01', 'upgrade-expired-01'].map((id, i) => event(after(t0, i * 1000), { deviceId: `device-up-${i}`, eventId: id }));
-  expect((await ingest(h.baseUrl, a.device, batch)).body).toEqual({ accepted: 2, duplicates: 1 });
-  expect((await ingest(second.baseUrl, a.device, batch)).body).toEqual({ accepted: 0, duplicates: 3 });
-  const threats = await listAll(h, a.reader, a.appId);
-  expect(threats.map((t) => t.lastOccurredAt).sort()).toEqual([after(t0, 1000).toISOString(), after(t0, 2000).toISOString()]);
-  expect(total(threats)).toBe(2);
-  // An id held by an old claim gets no new one; the expired one is claimed anew.
-  expect(await h.deps.repos.threatEventClaims.find(claimKeyFor(a.appId, 'upgrade-held-0001'))).toBeNull();
-  expect(await h.deps.repos.threatEventClaims.find(claimKeyFor(a.appId, 'upgrade-expired-01'))).not.toBeNull();
 });

@@ -1,12 +1,11 @@
 // Protects: the retention sweep deletes threats first seen more than THREAT_RETENTION_DAYS ago with their merge
 // records and nothing newer; folds merge records older than the fold age into their threat exactly once, even when
 // instances sweep at once, so counts, lastOccurredAt and daily statistics stay exact before, during and after; deletes
-// expired event-id claims, the previous release's as well; and pages followed across a sweep neither repeat nor skip a surviving threat.
+// expired event-id claims; and pages followed across a sweep neither repeat nor skip a surviving threat.
 import { startHarness, type Harness } from '../support/harness';
 import { sweepThreats, FOLD_AFTER_MS, FOLD_GC_AFTER_MS } from '../../src/jobs/threat-retention';
-import { claimKeyFor, legacyClaimIdFor } from '../../src/threats/event-claims';
+import { claimIdFor } from '../../src/threats/event-claims';
 import { ThreatMergesRepo } from '../../src/data/threat-merges-repo';
-import { ThreatEventIdsRepo } from '../../src/data/threat-event-ids-repo';
 import { event, gql, ingest, list, listAll, minutes, startSecondInstance } from './threats-support';
 
 const DAY = 86_400_000;
@@ -118,21 +117,11 @@ it('deletes folded records while sweeps run every minute, also more of one threa
 it('deletes expired event-id claims', async () => {
   const a = await freshApp();
   await ingest(h.baseUrl, a.device, [event(ago(minutes(1)), { eventId: 'claim-to-expire' })]);
-  const id = claimKeyFor(a.appId, 'claim-to-expire');
-  expect(await h.deps.repos.threatEventClaims.find(id)).not.toBeNull();
+  const id = claimIdFor(a.appId, 'claim-to-expire');
+  expect(await h.deps.repos.threatEventIds.find(id)).not.toBeNull();
   h.clock.advance(DAY + minutes(1));
   await sweep();
-  expect(await h.deps.repos.threatEventClaims.find(id)).toBeNull();
-});
-
-it("deletes the previous release's expired claims and keeps its live ones", async () => {
-  const a = await freshApp();
-  const old = h.deps.db.collection(ThreatEventIdsRepo.collectionName);
-  const claim = (eventId: string, age: number) => ({ _id: legacyClaimIdFor(a.appId, eventId), claimedAt: ago(age) });
-  await old.insertMany([claim('old-expired-0001', DAY + minutes(1)), claim('old-live-000001', DAY - minutes(1))] as never[]);
-  await sweep();
-  expect(await old.countDocuments({ _id: legacyClaimIdFor(a.appId, 'old-expired-0001') } as never)).toBe(0);
-  expect(await old.countDocuments({ _id: legacyClaimIdFor(a.appId, 'old-live-000001') } as never)).toBe(1);
+  expect(await h.deps.repos.threatEventIds.find(id)).toBeNull();
 });
 
 it('keeps pages stable while a sweep deletes and folds: no surviving threat repeated or skipped', async () => {
