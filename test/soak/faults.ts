@@ -83,9 +83,7 @@ function plan(ctx: FaultContext): Fault[] {
         const victim = await until(() => bed.instances.find((i) => (run.uploadsInFlight.get(i.origin) ?? 0) > 0), 15_000);
         const target = victim ?? bed.instances[0];
         const inFlight = run.uploadsInFlight.get(target.origin) ?? 0;
-        target.kill();
-        await sleep(3_000);
-        await target.start();
+        await outage(() => target.kill(), () => target.start(), 3_000);
         return `instance ${target.name} with ${inFlight} upload(s) in flight`;
       },
       probe: everyInstance,
@@ -93,9 +91,7 @@ function plan(ctx: FaultContext): Fault[] {
     {
       name: 'database paused 10 s',
       inject: async () => {
-        process.kill(bed.mongo.pid, 'SIGSTOP');
-        await sleep(10_000);
-        process.kill(bed.mongo.pid, 'SIGCONT');
+        await outage(() => process.kill(bed.mongo.pid, 'SIGSTOP'), async () => process.kill(bed.mongo.pid, 'SIGCONT'), 10_000);
         return 'SIGSTOP, SIGCONT after 10 s';
       },
       probe: everyInstance,
@@ -103,9 +99,7 @@ function plan(ctx: FaultContext): Fault[] {
     {
       name: 'redis restart',
       inject: async () => {
-        await bed.redis.stop();
-        await sleep(2_000);
-        await bed.redis.restart();
+        await outage(() => bed.redis.stop(), () => bed.redis.restart(), 2_000);
         return 'down 2 s, back empty';
       },
       probe: everyInstance,
@@ -117,9 +111,7 @@ function plan(ctx: FaultContext): Fault[] {
         if (!holder) throw new Skip('no scan was being analysed within 30 s');
         const target = bed.instances.find((i) => holder.endsWith(`:${i.pid()}`));
         if (!target) throw new Skip(`the job's holder ${holder} is no instance of this run`);
-        target.kill();
-        await sleep(3_000);
-        await target.start();
+        await outage(() => target.kill(), () => target.start(), 3_000);
         return `instance ${target.name} while analysing`;
       },
       probe: everyInstance,
@@ -127,9 +119,7 @@ function plan(ctx: FaultContext): Fault[] {
     {
       name: 'S3 down 30 s',
       inject: async () => {
-        await bed.s3.stop();
-        await sleep(30_000);
-        await bed.s3.restart();
+        await outage(() => bed.s3.stop(), () => bed.s3.restart(), 30_000);
         return 'versitygw stopped, started again over the same folder';
       },
       probe: () => probeUpload(ctx),
@@ -146,6 +136,13 @@ function plan(ctx: FaultContext): Fault[] {
       probe: () => probeUpload(ctx),
     },
   ];
+}
+
+/** Takes something away, waits `ms`, gives it back. */
+async function outage(stop: () => unknown, start: () => Promise<unknown>, ms: number): Promise<void> {
+  await stop();
+  await sleep(ms);
+  await start();
 }
 
 /** The first value `find` yields within `ms`, polled every `everyMs`; null when none came. */
