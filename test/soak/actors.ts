@@ -24,6 +24,14 @@ export interface Run {
   doing: Map<string, string>;
 }
 
+/**
+ * Mean pauses between an actor's calls: a steady load the test bed's embedded database (FerretDB on SQLite, which
+ * scans a collection for most queries) sustains for 10 minutes as its collections grow. At three times this rate the
+ * database saturated after about 8 minutes and the service's background work (scans, deliveries) fell behind: the
+ * soak is about faults, not the embedded database's ceiling (bench:* measures throughput).
+ */
+const PACE = { ciMs: 2_000, deviceMs: 1_500, staffMs: 2_000 };
+
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
 const json = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
@@ -44,7 +52,7 @@ export async function ciJobs(run: Run, balancer: Balancer, ledger: Ledger, tenan
     }
     const build = created.json();
     await upload(run, balancer, ledger, tenant, build.id, new URL(build.artifact.uploadUrl).pathname, pkg, Math.random() < 0.15, name);
-    await sleep(200 + Math.random() * 800);
+    await sleep(PACE.ciMs * (0.5 + Math.random()));
   }
   run.doing.delete(name);
 }
@@ -125,7 +133,7 @@ export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tena
         ledger.resentReportedDuplicates += Number(again.json().duplicates);
       }
     }
-    await sleep(100 + Math.random() * 300);
+    await sleep(PACE.deviceMs * (0.5 + Math.random()));
   }
   run.doing.delete(name);
 }
@@ -168,7 +176,7 @@ export async function staff(run: Run, balancer: Balancer, token: string, tenants
       await balancer.call(`graphql:${operation}`, '/graphql', { method: 'POST', headers: json(token), body: JSON.stringify({ operationName: operation, query: docs[operation], variables }) }, 30_000);
     }
     run.doing.set(name, `last: ${operation}`);
-    await sleep(300 + Math.random() * 700);
+    await sleep(PACE.staffMs * (0.5 + Math.random()));
   }
   run.doing.delete(name);
 }
