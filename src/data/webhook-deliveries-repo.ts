@@ -110,6 +110,20 @@ export class WebhookDeliveriesRepo {
     return result.modifiedCount === 1;
   }
 
+  /**
+   * Puts every due, unclaimed pending delivery of one webhook back until `until` (its breaker is open), in one update
+   * (app_webhook_created). One at a time, each costs a claim and a put-back, every sender churns through them at each
+   * breaker window while other deliveries wait behind them (the soak saw prompt receivers' deliveries wait 9 minutes
+   * behind a failing receiver's backlog); and an instance whose own breaker is closed would claim them again at once.
+   */
+  async deferWebhook(appId: string, webhookId: string, now: Date, until: Date): Promise<number> {
+    const result = await this.col.updateMany(
+      { appId, webhookId, status: 'pending', nextAttemptAt: { $lt: until }, leaseUntil: { $not: { $gt: now } } },
+      { $set: { nextAttemptAt: until } },
+    );
+    return result.modifiedCount;
+  }
+
   /** Records an attempt's outcome, only if no later attempt claimed the delivery meanwhile. */
   async recordAttempt(
     id: string,

@@ -94,6 +94,8 @@ export class WebhookWorker {
         const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
         if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
           await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
+          // The rest of its backlog waits too, in one update, on every instance (deferWebhook).
+          await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(openUntil));
           continue;
         }
         made++;
@@ -131,7 +133,9 @@ export class WebhookWorker {
     } else {
       const started = performance.now();
       outcome = await this.send(job, webhook);
-      this.trip(job.webhookId, outcome.ok && performance.now() - started <= SLOW_ATTEMPT_MS, clock.now());
+      const openUntil = this.trip(job.webhookId, outcome.ok && performance.now() - started <= SLOW_ATTEMPT_MS, clock.now());
+      // The breaker just opened: its webhook's backlog waits from now, not one claim at a time.
+      if (openUntil) await repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, clock.now(), new Date(openUntil));
     }
     const now = clock.now();
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));
@@ -166,12 +170,17 @@ export class WebhookWorker {
     }
   }
 
-  private trip(webhookId: string, healthy: boolean, now: Date): void {
-    if (healthy) return void this.breakers.delete(webhookId);
+  /** Counts the attempt against the webhook's breaker; when it opens the breaker, until when (service ms), else 0. */
+  private trip(webhookId: string, healthy: boolean, now: Date): number {
+    if (healthy) {
+      this.breakers.delete(webhookId);
+      return 0;
+    }
     if (this.breakers.size > 10_000) this.breakers.clear(); // bounded: at worst, failing webhooks get their 5 tries again
     const failures = (this.breakers.get(webhookId)?.failures ?? 0) + 1;
     const openUntil = failures >= BREAKER_FAILURES ? now.getTime() + breakerOpenMs(failures) : 0;
     this.breakers.set(webhookId, { failures, openUntil });
     if (failures === BREAKER_FAILURES) this.needs.logger.warn({ webhookId, failures }, 'webhook failing: its deliveries wait');
+    return openUntil;
   }
 }

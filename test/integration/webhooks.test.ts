@@ -376,6 +376,12 @@ it('puts a failing webhook\'s deliveries back while its breaker is open, so othe
   const waiting = stored.filter((d) => d.attempts === 0);
   expect(waiting).toHaveLength(3);
   for (const d of waiting) expect(d.nextAttemptAt.getTime() - h.clock.now().getTime()).toBe(breakerOpenMs(BREAKER_FAILURES));
+  // Put back in one update when the breaker opened, not claimed and put back one by one: a backlog of thousands would
+  // otherwise hold every sender at each breaker window, and a sender whose own breaker is closed would send them.
+  for (const d of waiting) expect(d.lastAttemptAt).toBeNull();
+  const other = new WebhookWorker({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, config: h.deps.config }, { pollIntervalMs: 1_000, concurrency: 1 });
+  expect(await other.runDue()).toBe(0);
+  expect(down.received).toHaveLength(BREAKER_FAILURES);
 
   await ingest(h.baseUrl, good.device, [event(h.clock.now(), { detection: 'tamper', deviceId: 'device-breaker-good' })]);
   await lone.runDue();
