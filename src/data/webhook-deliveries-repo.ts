@@ -23,10 +23,13 @@ export interface WebhookDeliveryDoc {
   createdAt: Date;
   /**
    * While an attempt runs: when its claim lapses; null (or absent, older documents) otherwise. The apps with an attempt
-   * in flight on any instance are found by it, so that other apps' deliveries are claimed first (appsInFlight).
+   * in flight on any instance are found by it, so that other apps' deliveries are claimed first (inFlight).
    */
   leaseUntil?: Date | null;
 }
+
+/** What a sender needs to choose among due deliveries (no body). */
+export type DeliveryCandidate = Pick<WebhookDeliveryDoc, '_id' | 'appId' | 'webhookId' | 'nextAttemptAt'>;
 
 /** How many deliveries of a webhook GET shows. */
 export const RECENT_DELIVERIES = 5;
@@ -43,7 +46,7 @@ export class WebhookDeliveriesRepo {
       { key: { status: 1, nextAttemptAt: 1 }, name: 'status_next' },
       { key: { appId: 1, webhookId: 1, createdAt: -1, _id: -1 }, name: 'app_webhook_created' },
       { key: { createdAt: 1 }, name: 'created' },
-      // The attempts in flight now, on every instance: a handful per sender (appsInFlight).
+      // The attempts in flight now, on every instance: a handful per sender (inFlight).
       { key: { status: 1, leaseUntil: 1 }, name: 'status_lease' },
       // An app's pending deliveries, newest first, to find those beyond its cap (overCap).
       { key: { appId: 1, status: 1, createdAt: -1 }, name: 'app_status_created' },
@@ -54,25 +57,43 @@ export class WebhookDeliveriesRepo {
     if (docs.length) await this.col.insertMany(docs, { ordered: false });
   }
 
-  /**
-   * Claims the most overdue pending delivery (with `otherThan`, only one of another app): counts the attempt and moves
-   * nextAttemptAt and leaseUntil to the end of the lease, in one atomic update. The attempt number fences the outcome:
-   * a sender whose lease lapsed and was claimed again cannot record over the newer attempt. With `otherThan`, MongoDB
-   * walks status_next past those apps' due deliveries: at most maxPendingPerApp each (overCap keeps it so).
-   */
-  claimDue(now: Date, leaseMs: number, otherThan: string[] = []): Promise<WebhookDeliveryDoc | null> {
-    const until = new Date(now.getTime() + leaseMs);
-    return this.col.findOneAndUpdate(
-      { status: 'pending', nextAttemptAt: { $lte: now }, ...(otherThan.length ? { appId: { $nin: otherThan } } : {}) },
-      { $set: { nextAttemptAt: until, leaseUntil: until, lastAttemptAt: now }, $inc: { attempts: 1 } },
-      { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-    );
+  /** The attempts in flight now (live claims), on any instance: at most `limit`, their app and webhook only. */
+  inFlight(now: Date, limit = 1000): Promise<DeliveryCandidate[]> {
+    return this.col
+      .find({ status: 'pending', leaseUntil: { $gt: now } }, { projection: { _id: 1, appId: 1, webhookId: 1, nextAttemptAt: 1 } })
+      .limit(limit)
+      .toArray();
   }
 
-  /** The apps with an attempt in flight now (a live claim), on any instance: at most `limit`. */
-  async appsInFlight(now: Date, limit = 1000): Promise<string[]> {
-    const docs = await this.col.find({ status: 'pending', leaseUntil: { $gt: now } }, { projection: { appId: 1 } }).limit(limit).toArray();
-    return [...new Set(docs.map((d) => d.appId))];
+  /**
+   * Up to `limit` of the most overdue pending deliveries (with `otherThan`, only those of other apps), without their
+   * bodies: the candidates a sender picks from fairly (delivery-worker.ts), then claims one by one with claimById.
+   * With `otherThan`, MongoDB walks status_next past those apps' due deliveries: at most maxPendingPerApp each.
+   */
+  dueCandidates(now: Date, limit: number, otherThan: string[] = []): Promise<DeliveryCandidate[]> {
+    return this.col
+      .find(
+        { status: 'pending', nextAttemptAt: { $lte: now }, ...(otherThan.length ? { appId: { $nin: otherThan } } : {}) },
+        { projection: { _id: 1, appId: 1, webhookId: 1, nextAttemptAt: 1 } },
+      )
+      .sort({ nextAttemptAt: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /**
+   * Claims this delivery if it is still pending and due at `now` (no other sender claimed it meanwhile): counts the
+   * attempt and moves nextAttemptAt and leaseUntil to the end of the lease, in one atomic update by _id; null when it
+   * was taken. The attempt number fences the outcome: a sender whose lease lapsed and was claimed again cannot record
+   * over the newer attempt (recordAttempt, defer).
+   */
+  claimById(id: string, now: Date, leaseMs: number): Promise<WebhookDeliveryDoc | null> {
+    const until = new Date(now.getTime() + leaseMs);
+    return this.col.findOneAndUpdate(
+      { _id: id, status: 'pending', nextAttemptAt: { $lte: now } },
+      { $set: { nextAttemptAt: until, leaseUntil: until, lastAttemptAt: now }, $inc: { attempts: 1 } },
+      { returnDocument: 'after' },
+    );
   }
 
   /**

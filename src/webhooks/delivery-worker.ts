@@ -1,5 +1,5 @@
 import type { Repositories } from '../data/repositories';
-import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
+import type { DeliveryCandidate, WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import type { WebhookDoc } from '../data/webhooks-repo';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
@@ -8,6 +8,7 @@ import { openSecret } from './secret-box';
 import { secretBytes, signDelivery } from './signature';
 import { sendSigned, type SendOutcome } from './send';
 import { metrics } from '../metrics/registry';
+import { RecentClaims, takeFairest } from './fair-pick';
 
 /**
  * A claim outlives the attempt's deadline (10 s at most) by this margin, which covers writing the outcome through a
@@ -15,6 +16,10 @@ import { metrics } from '../metrics/registry';
  * crash (the soak measured 5 minutes of silence per crash when the claim held that long).
  */
 const LEASE_MARGIN_MS = 50_000;
+
+/** How many due deliveries a sender reads to choose from, and how long it chooses from them before reading again. */
+const POOL_SIZE = 200;
+const POOL_TTL_MS = 1_000;
 
 /** Back-off after the n-th failed attempt: 30 s, 1 min, 2 min ... at most 1 h, until the delivery's 24 h are over. */
 export function retryDelayMs(attempts: number): number {
@@ -44,8 +49,8 @@ export interface WorkerNeeds {
 
 /**
  * Sends due webhook deliveries. Any number of workers, in one process or many, share the queue: a claim is atomic and
- * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimDue). Lanes are shared among apps
- * (claimNext), as the scan job runner shares its own.
+ * its outcome is fenced by the attempt number (WebhookDeliveriesRepo.claimById). Lanes are shared among apps and
+ * their webhooks (claimNext, fair-pick.ts).
  */
 export class WebhookWorker {
   /** Consecutive failed or slow attempts per webhook, and until when its deliveries wait (service clock, ms). */
@@ -53,6 +58,10 @@ export class WebhookWorker {
   private timer: NodeJS.Timeout | null = null;
   private loop: Promise<void> | null = null;
   private stopped = true;
+  /** Due deliveries this sender picks from, and the attempts in flight when it was read (claimNext). */
+  private pool: { due: DeliveryCandidate[]; inFlight: DeliveryCandidate[]; readAt: number } | null = null;
+  private refill: Promise<void> | null = null;
+  private readonly recent = new RecentClaims();
 
   constructor(
     private readonly needs: WorkerNeeds,
@@ -86,6 +95,7 @@ export class WebhookWorker {
   /** Sends every delivery due now (several at once); returns how many attempts were made. */
   async runDue(): Promise<number> {
     let made = 0;
+    this.pool = null; // a new pass sees the queue as it is now
     const lane = async () => {
       for (;;) {
         const now = this.needs.clock.now();
@@ -96,6 +106,7 @@ export class WebhookWorker {
           await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
           // The rest of its backlog waits too, in one update, on every instance (deferWebhook).
           await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(openUntil));
+          this.forget(job.webhookId);
           continue;
         }
         made++;
@@ -107,15 +118,48 @@ export class WebhookWorker {
   }
 
   /**
-   * Apps take turns: a delivery of an app with no attempt in flight, on any instance, goes before the oldest due one.
-   * An app whose receivers are slow holds every lane only while no other app has a delivery due; another app's first
-   * delivery then waits for one lane to free, one attempt's deadline at most.
+   * The fairest due delivery, claimed (fair-pick.ts). The pool is read at most once a second, shared by the lanes,
+   * and never outlives one pass (runDue); a candidate another sender claimed meanwhile is skipped.
    */
   private async claimNext(now: Date): Promise<WebhookDeliveryDoc | null> {
-    const deliveries = this.needs.repos.webhookDeliveries;
-    const busy = await deliveries.appsInFlight(now);
     const leaseMs = this.needs.config.webhookDelivery.attemptTimeoutMs + LEASE_MARGIN_MS;
-    return (busy.length ? await deliveries.claimDue(now, leaseMs, busy) : null) ?? deliveries.claimDue(now, leaseMs);
+    for (let refilled = false; ; ) {
+      if (!this.pool || performance.now() - this.pool.readAt > POOL_TTL_MS) {
+        this.refill ??= this.readPool(now).finally(() => (this.refill = null));
+        await this.refill;
+        refilled = true;
+      }
+      const pool = this.pool!;
+      let candidate;
+      while ((candidate = takeFairest(pool.due, pool.inFlight, this.recent, now.getTime()))) {
+        const job = await this.needs.repos.webhookDeliveries.claimById(candidate._id, now, leaseMs);
+        if (!job) continue; // another sender took it
+        this.recent.add(job.appId, job.webhookId, now.getTime());
+        return job;
+      }
+      if (refilled) return null;
+      this.pool = null; // spent: read again once, then the pass ends
+    }
+  }
+
+  /**
+   * The attempts in flight on every instance, the most overdue deliveries, and the most overdue of the apps neither in
+   * flight nor served lately by this sender: without the latter, a backlog of POOL_SIZE deliveries of one app would
+   * hide another app's first alert.
+   */
+  private async readPool(now: Date): Promise<void> {
+    const deliveries = this.needs.repos.webhookDeliveries;
+    const inFlight = await deliveries.inFlight(now);
+    const served = [...new Set([...inFlight.map((d) => d.appId), ...this.recent.apps(now.getTime())])];
+    const others = served.length ? await deliveries.dueCandidates(now, POOL_SIZE, served) : [];
+    const oldest = await deliveries.dueCandidates(now, POOL_SIZE);
+    const due = [...new Map([...oldest, ...others].map((d) => [d._id, d])).values()];
+    this.pool = { due, inFlight, readAt: performance.now() };
+  }
+
+  /** Drops a webhook's candidates from the pool: its backlog was just put back (deferWebhook). */
+  private forget(webhookId: string): void {
+    if (this.pool) this.pool.due = this.pool.due.filter((d) => d.webhookId !== webhookId);
   }
 
   private async attempt(job: WebhookDeliveryDoc): Promise<void> {
@@ -135,7 +179,10 @@ export class WebhookWorker {
       outcome = await this.send(job, webhook);
       const openUntil = this.trip(job.webhookId, outcome.ok && performance.now() - started <= SLOW_ATTEMPT_MS, clock.now());
       // The breaker just opened: its webhook's backlog waits from now, not one claim at a time.
-      if (openUntil) await repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, clock.now(), new Date(openUntil));
+      if (openUntil) {
+        await repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, clock.now(), new Date(openUntil));
+        this.forget(job.webhookId);
+      }
     }
     const now = clock.now();
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));

@@ -1,5 +1,6 @@
 // Protects: webhook delivery lanes are shared fairly among apps (docs/configuration.md, "Webhooks"). A delivery of
-// an app with no attempt in flight, on any instance, is claimed before older deliveries of an app that has one; an
+// an app with no attempt in flight, on any instance, is claimed before older deliveries of an app that has one, and an
+// app that always has one in flight still gets its turns; an
 // app's pending deliveries are capped (WEBHOOK_MAX_PENDING_PER_APP), the oldest dropped unsent and counted in the
 // metrics and the webhook's status; an attempt has one deadline for the whole exchange (WEBHOOK_ATTEMPT_TIMEOUT_MS),
 // and an answer after it is a failure; the cleanup removes everything past retention however much there is; one
@@ -116,12 +117,27 @@ it('claims a delivery of an app with no attempt in flight before the older deliv
   const backlog = await queue(flooding, 5);
   const [alert] = await queue(other, 1);
   // Another instance holds the flooding app's oldest delivery (an attempt to a slow receiver, say).
-  const held = await h.deps.repos.webhookDeliveries.claimDue(h.clock.now(), 60_000);
+  const held = await h.deps.repos.webhookDeliveries.claimById(backlog[0], h.clock.now(), 60_000);
   expect(held?._id).toBe(backlog[0]);
 
   await worker(1).runDue();
   // The other app's alert went first; then the flooding app's, oldest first, as no other app had any.
   expect(r.received.map((x) => x.id)).toEqual([alert, ...backlog.slice(1)]);
+});
+
+it('gives an app whose slow receiver always has an attempt in flight its turns while another app keeps deliveries due', async () => {
+  const r = await receiver();
+  const busy = await appWithWebhooks(r.url, 2); // its first webhook's receiver is slow: an attempt is always in flight
+  const quick = await appWithWebhooks(r.url, 1);
+  const [slow] = await queue({ ...busy, webhookIds: [busy.webhookIds[0]] }, 1);
+  const waiting = await queue({ ...busy, webhookIds: [busy.webhookIds[1]] }, 3);
+  const flowing = await queue(quick, 6);
+  expect(await h.deps.repos.webhookDeliveries.claimById(slow, h.clock.now(), 60_000)).not.toBeNull();
+
+  await worker(1).runDue();
+  // Turns by service: the quick app first (nothing in flight), then each in turn, ties to the oldest. "An app with an
+  // attempt in flight goes last" would have sent all six of the quick app's first and the busy app's three after.
+  expect(r.received.map((x) => x.id)).toEqual([flowing[0], waiting[0], flowing[1], waiting[1], flowing[2], waiting[2], ...flowing.slice(3)]);
 });
 
 it('drops an app\'s oldest pending deliveries beyond WEBHOOK_MAX_PENDING_PER_APP, counted in the metrics and the webhook\'s status', async () => {

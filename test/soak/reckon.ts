@@ -193,6 +193,7 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
   const overdue: string[] = [];
   let delivered = 0;
   const now = new Date();
+  const ago = (at: unknown) => (at instanceof Date ? ((now.getTime() - at.getTime()) / 1000).toFixed(0) : 'never');
   for (const tenant of tenants) {
     const scans = await db.collection('scans').find({ appId: tenant.appId, engine: 'static' }, { projection: { grade: 1 } }).toArray();
     for (const [webhookId, kind] of tenant.webhooks) {
@@ -208,7 +209,7 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
           if (!ledger.received.get(webhookId)?.has(d._id as unknown as string)) notReceived += 1;
         } else if (d.lastError || d.lastResponseStatus) queuedWithReason += 1;
         else if ((d.nextAttemptAt as Date).getTime() > now.getTime() - DUE_GRACE_MS) queuedWithReason += 1; // not yet due, or its turn is near
-        else overdue.push(`${d._id} (${kind}) due ${((now.getTime() - (d.nextAttemptAt as Date).getTime()) / 1000).toFixed(0)} s ago, never attempted`);
+        else overdue.push(`${d._id} (${kind}, ${d.type}) due ${ago(d.nextAttemptAt)} s ago, never attempted (created ${ago(d.createdAt)} s ago, last claimed ${ago(d.lastAttemptAt)} s ago, lease ${ago(d.leaseUntil)} s ago, ${d.attempts} attempt(s))`);
         if (kind === 'prompt') {
           if (d.status === 'delivered') promptDelivered += 1;
           else undelivered.push(`${d._id} ${d.status} after ${d.attempts} attempt(s): ${d.lastError ?? d.lastResponseStatus ?? 'no attempt yet'}`);
@@ -223,6 +224,7 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
       }
     }
   }
+  if (overdue.length) overdue.push(await queueState(db, now));
   const duplicateSends = [...ledger.received.values()].reduce((sum, m) => sum + [...m.values()].filter((n) => n > 1).length, 0);
   return [
     {
@@ -237,8 +239,25 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
     },
     {
       name: 'other deliveries delivered or queued with their reason',
-      detail: `${delivered} delivered in all, ${queuedWithReason} queued with the reason of their last attempt or not yet due, ${overdue.length} overdue with no attempt${overdue.length ? `: ${overdue.slice(0, 3).join('; ')}` : ''}`,
-      lost: overdue.length,
+      detail: `${delivered} delivered in all, ${queuedWithReason} queued with the reason of their last attempt or not yet due, ${overdue.length - 1} overdue with no attempt${overdue.length ? `: ${[...overdue.slice(0, 3), overdue.at(-1)].join('; ')}` : ''}`,
+      lost: Math.max(0, overdue.length - 1),
     },
   ];
+}
+
+/** What the senders see when deliveries are overdue: per app, pending due and live claims, and what a claim picks. */
+async function queueState(db: Db, now: Date): Promise<string> {
+  const col = db.collection('webhook_deliveries');
+  const pending = await col.find({ status: 'pending' }, { projection: { body: 0 } }).toArray();
+  const byApp = new Map<string, { due: number; leased: number; later: number }>();
+  for (const d of pending) {
+    const app = byApp.get(d.appId as string) ?? { due: 0, leased: 0, later: 0 };
+    if (d.leaseUntil instanceof Date && d.leaseUntil > now) app.leased += 1;
+    else if ((d.nextAttemptAt as Date) <= now) app.due += 1;
+    else app.later += 1;
+    byApp.set(d.appId as string, app);
+  }
+  const first = await col.find({ status: 'pending', nextAttemptAt: { $lte: now } }, { projection: { body: 0 } }).sort({ nextAttemptAt: 1 }).limit(1).toArray();
+  const apps = [...byApp].map(([app, n]) => `${app}: ${n.due} due, ${n.leased} claimed, ${n.later} later`).join(', ');
+  return `queue now: ${apps}; a claim would pick ${first[0] ? `${first[0]._id} of ${first[0].appId} due ${first[0].nextAttemptAt.toISOString()}` : 'nothing'}`;
 }

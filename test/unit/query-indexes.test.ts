@@ -107,10 +107,11 @@ it('serves the staff connections, each filter of builds from an index that start
 
 it('serves the webhook queue\'s fair claims and per-app cap from the indexes meant for them', () => {
   const served = (method: string) => [...new Set(results.filter((r) => r.where === `webhook-deliveries-repo.ts ${method}`).map((r) => r.index))];
-  // Both shapes (any app, and other apps than those in flight) walk the due deliveries in order.
-  expect(served('claimDue')).toEqual(['status_next']);
-  expect(results.filter((r) => r.where === 'webhook-deliveries-repo.ts claimDue').length).toBe(2);
-  expect(served('appsInFlight')).toEqual(['status_lease']);
+  // Both shapes (any app, and other apps than those served lately) walk the due deliveries in order.
+  expect(served('dueCandidates')).toEqual(['status_next']);
+  expect(results.filter((r) => r.where === 'webhook-deliveries-repo.ts dueCandidates').length).toBe(2);
+  expect(served('claimById')).toEqual(['_id_']);
+  expect(served('inFlight')).toEqual(['status_lease']);
   expect(served('overCap')).toEqual(['app_status_created']);
   expect(served('drop')).toEqual(['_id_']);
   expect(served('deleteOlderThan')).toEqual(['created', '_id_']);
