@@ -101,26 +101,37 @@ function safeCode(text: string): string {
 }
 
 const DETECTIONS = ['root_jailbreak', 'emulator', 'debugger', 'hooking', 'tamper', 'overlay', 'accessibility_abuse', 'screen_capture', 'remote_access'];
-const VERDICTS = ['clean', 'suspicious', 'compromised'];
-const ACTIONS = ['monitor', 'warn', 'block', 'end_session'];
+/** The app's policy, as an SDK applies it: each detection has its verdict and action. */
+const POLICY = new Map(DETECTIONS.map((d, i) => [d, { verdict: ['suspicious', 'compromised'][i % 2], action: ['monitor', 'warn', 'block', 'end_session'][i % 4] }]));
 
-/** A fleet of devices of one app sending batches of 1 to 20 events, each with its own event id. */
+const newDevice = () => ({ id: `soak-device-${randomBytes(6).toString('hex')}`, platform: Math.random() < 0.5 ? 'android' : 'ios' });
+
+/**
+ * A fleet of 40 devices of one app (each on its platform, a tenth of batches from a device that just joined, in place
+ * of one that left) sending batches of 1 to 20 events, each with its own event id. As on a real fleet, a device
+ * reports the same detections again and again: most events merge into threats already open, and new devices open new
+ * ones, so `threat.opened` deliveries keep coming at a pace the embedded database sustains for the whole run.
+ */
 export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, name: string): Promise<void> {
-  const fleet = Array.from({ length: 40 }, () => `soak-device-${randomBytes(6).toString('hex')}`);
+  const fleet = Array.from({ length: 40 }, newDevice);
   while (!run.stopping) {
+    if (Math.random() < 0.1) fleet[Math.floor(Math.random() * fleet.length)] = newDevice();
     const size = 1 + Math.floor(Math.random() * 20);
-    const events = Array.from({ length: size }, () => ({
-      detection: pick(DETECTIONS),
-      verdict: pick(VERDICTS),
-      confidence: Math.round(Math.random() * 100) / 100,
-      action: pick(ACTIONS),
-      signals: ['soak'],
-      platform: pick(['android', 'ios']),
-      appVersion: '1.0.0',
-      occurredAt: new Date(Date.now() - Math.floor(Math.random() * 60_000)).toISOString(),
-      deviceId: pick(fleet),
-      eventId: randomUUID(),
-    }));
+    const events = Array.from({ length: size }, () => {
+      const device = pick(fleet);
+      const detection = pick(DETECTIONS);
+      return {
+        detection,
+        ...POLICY.get(detection)!,
+        confidence: Math.round(Math.random() * 100) / 100,
+        signals: ['soak'],
+        platform: device.platform,
+        appVersion: '1.0.0',
+        occurredAt: new Date(Date.now() - Math.floor(Math.random() * 60_000)).toISOString(),
+        deviceId: device.id,
+        eventId: randomUUID(),
+      };
+    });
     const body = JSON.stringify({ events });
     const ids = events.map((e) => e.eventId);
     run.doing.set(name, `sending a batch of ${ids.length}`);
