@@ -18,7 +18,7 @@ import { RecentClaims, takeFairest } from './fair-pick';
 const LEASE_MARGIN_MS = 50_000;
 
 /** How many due deliveries a sender reads to choose from, and how long it chooses from them before reading again. */
-const POOL_SIZE = 200;
+const POOL_SIZE = 200; // WebhookWorker options.poolSize overrides it (tests)
 const POOL_TTL_MS = 1_000;
 
 /** Back-off after the n-th failed attempt: 30 s, 1 min, 2 min ... at most 1 h, until the delivery's 24 h are over. */
@@ -65,7 +65,7 @@ export class WebhookWorker {
 
   constructor(
     private readonly needs: WorkerNeeds,
-    private readonly options: { pollIntervalMs: number; concurrency: number } = { pollIntervalMs: 1_000, concurrency: 4 },
+    private readonly options: { pollIntervalMs: number; concurrency: number; poolSize?: number } = { pollIntervalMs: 1_000, concurrency: 4 },
   ) {}
 
   start(): void {
@@ -143,16 +143,17 @@ export class WebhookWorker {
   }
 
   /**
-   * The attempts in flight on every instance, the most overdue deliveries, and the most overdue of the apps neither in
-   * flight nor served lately by this sender: without the latter, a backlog of POOL_SIZE deliveries of one app would
-   * hide another app's first alert.
+   * The attempts in flight on every instance and the most overdue deliveries; when those fill the pool (a backlog),
+   * also the most overdue of every other app, without which one app's backlog would hide another app's first alert.
    */
   private async readPool(now: Date): Promise<void> {
     const deliveries = this.needs.repos.webhookDeliveries;
+    const size = this.options.poolSize ?? POOL_SIZE;
     const inFlight = await deliveries.inFlight(now);
-    const served = [...new Set([...inFlight.map((d) => d.appId), ...this.recent.apps(now.getTime())])];
-    const others = served.length ? await deliveries.dueCandidates(now, POOL_SIZE, served) : [];
-    const oldest = await deliveries.dueCandidates(now, POOL_SIZE);
+    const oldest = await deliveries.dueCandidates(now, size);
+    // Fewer than the pool's size: that is every due delivery, and no app is hidden.
+    const represented = oldest.length < size ? [] : [...new Set(oldest.map((d) => d.appId))];
+    const others = represented.length ? await deliveries.dueCandidates(now, size, represented) : [];
     const due = [...new Map([...oldest, ...others].map((d) => [d._id, d])).values()];
     this.pool = { due, inFlight, readAt: performance.now() };
   }

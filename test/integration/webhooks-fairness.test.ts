@@ -140,6 +140,19 @@ it('gives an app whose slow receiver always has an attempt in flight its turns w
   expect(r.received.map((x) => x.id)).toEqual([flowing[0], waiting[0], flowing[1], waiting[1], flowing[2], waiting[2], ...flowing.slice(3)]);
 });
 
+it('finds another app\'s alert behind one app\'s backlog larger than the pool a sender reads', async () => {
+  const r = await receiver();
+  const flooding = await appWithWebhooks(r.url, 1);
+  const other = await appWithWebhooks(r.url, 1);
+  const backlog = await queue(flooding, 30); // more than the 20 most overdue this sender reads
+  const [alert] = await queue(other, 1);
+
+  await new WebhookWorker({ repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, config: h.deps.config }, { pollIntervalMs: 1_000, concurrency: 1, poolSize: 20 }).runDue();
+  // The pool is full of the flooding app, so the sender also read the most overdue of every other app: the alert
+  // goes second (ties go to the oldest, then the flooding app has had its turn). Without it, after 20 of the backlog.
+  expect(r.received.map((x) => x.id)).toEqual([backlog[0], alert, ...backlog.slice(1)]);
+});
+
 it('drops an app\'s oldest pending deliveries beyond WEBHOOK_MAX_PENDING_PER_APP, counted in the metrics and the webhook\'s status', async () => {
   const r = await receiver();
   const app = await appWithWebhooks(r.url, 2);

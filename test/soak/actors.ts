@@ -107,15 +107,15 @@ const POLICY = new Map(DETECTIONS.map((d, i) => [d, { verdict: ['suspicious', 'c
 const newDevice = () => ({ id: `soak-device-${randomBytes(6).toString('hex')}`, platform: Math.random() < 0.5 ? 'android' : 'ios' });
 
 /**
- * A fleet of 40 devices of one app (each on its platform, a tenth of batches from a device that just joined, in place
- * of one that left) sending batches of 1 to 20 events, each with its own event id. As on a real fleet, a device
+ * A fleet of 40 devices of one app (each on its platform, 3% of batches from a device that just joined, in place of
+ * one that left) sending batches of 1 to 20 events, each with its own event id. As on a real fleet, a device
  * reports the same detections again and again: most events merge into threats already open, and new devices open new
  * ones, so `threat.opened` deliveries keep coming at a pace the embedded database sustains for the whole run.
  */
 export async function devices(run: Run, balancer: Balancer, ledger: Ledger, tenant: Tenant, name: string): Promise<void> {
   const fleet = Array.from({ length: 40 }, newDevice);
   while (!run.stopping) {
-    if (Math.random() < 0.1) fleet[Math.floor(Math.random() * fleet.length)] = newDevice();
+    if (Math.random() < 0.03) fleet[Math.floor(Math.random() * fleet.length)] = newDevice();
     const size = 1 + Math.floor(Math.random() * 20);
     const events = Array.from({ length: size }, () => {
       const device = pick(fleet);
