@@ -55,8 +55,8 @@ export interface WorkerNeeds {
 export class WebhookWorker {
   /** Consecutive failed or slow attempts per webhook, and until when its deliveries wait (service clock, ms). */
   private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
-  private timer: NodeJS.Timeout | null = null;
-  private loop: Promise<void> | null = null;
+  private lanes: Promise<void>[] = [];
+  private readonly resting = new Set<() => void>();
   private stopped = true;
   /** Due deliveries this sender picks from, and the attempts in flight when it was read (claimNext). */
   private pool: { due: DeliveryCandidate[]; inFlight: DeliveryCandidate[]; readAt: number } | null = null;
@@ -68,58 +68,78 @@ export class WebhookWorker {
     private readonly options: { pollIntervalMs: number; concurrency: number; poolSize?: number } = { pollIntervalMs: 1_000, concurrency: 4 },
   ) {}
 
+  /**
+   * Runs `concurrency` lanes, each on its own: claim, attempt, claim again, resting a poll interval only when nothing is
+   * due. Lanes that waited for one another (a pass that ended when its last lane found nothing) left an instance with
+   * one working lane for as long as that lane kept finding work: a soak saw deliveries fall minutes behind.
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.pool = null;
+    this.lanes = Array.from({ length: this.options.concurrency }, () => this.runLane());
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.loop;
+    for (const wake of this.resting) wake();
+    await Promise.all(this.lanes);
+    this.lanes = [];
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.loop = this.runDue()
-        .catch((error) => this.needs.logger.error({ err: error }, 'webhook worker failed'))
-        .then(() => {
-          if (!this.stopped) this.schedule(this.options.pollIntervalMs);
-        });
-    }, ms);
+  private async runLane(): Promise<void> {
+    while (!this.stopped) {
+      const outcome = await this.sendOne().catch((error) => {
+        this.needs.logger.error({ err: error }, 'webhook worker failed');
+        return 'none' as const;
+      });
+      if (outcome === 'none' && !this.stopped) await this.rest(this.options.pollIntervalMs);
+    }
   }
 
-  /** Sends every delivery due now (several at once); returns how many attempts were made. */
+  private rest(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.resting.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.resting.add(wake);
+    });
+  }
+
+  /** Sends every delivery due now (several lanes at once, until none is due); returns how many attempts were made. */
   async runDue(): Promise<number> {
     let made = 0;
-    this.pool = null; // a new pass sees the queue as it is now
+    this.pool = null; // the queue as it is now
     const lane = async () => {
-      for (;;) {
-        const now = this.needs.clock.now();
-        const job = await this.claimNext(now);
-        if (!job) return;
-        const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
-        if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
-          await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
-          // The rest of its backlog waits too, in one update, on every instance (deferWebhook).
-          await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(openUntil));
-          this.forget(job.webhookId);
-          continue;
-        }
-        made++;
-        await this.attempt(job);
-      }
+      for (let outcome; (outcome = await this.sendOne()) !== 'none'; ) if (outcome === 'sent') made++;
     };
     await Promise.all(Array.from({ length: this.options.concurrency }, lane));
     return made;
   }
 
+  /** Claims the fairest due delivery and attempts it, or puts it back when its webhook's breaker is open. */
+  private async sendOne(): Promise<'sent' | 'deferred' | 'none'> {
+    const now = this.needs.clock.now();
+    const job = await this.claimNext(now);
+    if (!job) return 'none';
+    const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
+    if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
+      await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
+      // The rest of its backlog waits too, in one update, on every instance (deferWebhook).
+      await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(openUntil));
+      this.forget(job.webhookId);
+      return 'deferred';
+    }
+    await this.attempt(job);
+    return 'sent';
+  }
+
   /**
-   * The fairest due delivery, claimed (fair-pick.ts). The pool is read at most once a second, shared by the lanes,
-   * and never outlives one pass (runDue); a candidate another sender claimed meanwhile is skipped.
+   * The fairest due delivery, claimed (fair-pick.ts). The pool is read at most once a second and shared by the lanes;
+   * a candidate another sender claimed meanwhile is skipped.
    */
   private async claimNext(now: Date): Promise<WebhookDeliveryDoc | null> {
     const leaseMs = this.needs.config.webhookDelivery.attemptTimeoutMs + LEASE_MARGIN_MS;
