@@ -224,7 +224,7 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
       }
     }
   }
-  if (overdue.length) overdue.push(await queueState(db, now));
+  const queue = overdue.length ? `; ${await queueState(db, now)}` : '';
   const duplicateSends = [...ledger.received.values()].reduce((sum, m) => sum + [...m.values()].filter((n) => n > 1).length, 0);
   return [
     {
@@ -239,8 +239,8 @@ async function checkWebhooks(db: Db, ledger: Ledger, tenants: Tenant[]): Promise
     },
     {
       name: 'other deliveries delivered or queued with their reason',
-      detail: `${delivered} delivered in all, ${queuedWithReason} queued with the reason of their last attempt or not yet due, ${overdue.length - 1} overdue with no attempt${overdue.length ? `: ${[...overdue.slice(0, 3), overdue.at(-1)].join('; ')}` : ''}`,
-      lost: Math.max(0, overdue.length - 1),
+      detail: `${delivered} delivered in all, ${queuedWithReason} queued with the reason of their last attempt or not yet due, ${overdue.length} overdue with no attempt${overdue.length ? `: ${overdue.slice(0, 3).join('; ')}${queue}` : ''}`,
+      lost: overdue.length,
     },
   ];
 }
