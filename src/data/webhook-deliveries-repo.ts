@@ -23,13 +23,15 @@ export interface WebhookDeliveryDoc {
   createdAt: Date;
   /**
    * While an attempt runs: when its claim lapses; null (or absent, older documents) otherwise. The apps with an attempt
-   * in flight on any instance are found by it, so that other apps' deliveries are claimed first (inFlight).
+   * in flight on any instance are found by it, and count in the service by which senders share lanes (inFlight).
    */
   leaseUntil?: Date | null;
 }
 
 /** What a sender needs to choose among due deliveries (no body). */
 export type DeliveryCandidate = Pick<WebhookDeliveryDoc, '_id' | 'appId' | 'webhookId' | 'nextAttemptAt'>;
+
+const CANDIDATE_FIELDS = { _id: 1, appId: 1, webhookId: 1, nextAttemptAt: 1 } as const;
 
 /** How many deliveries of a webhook GET shows. */
 export const RECENT_DELIVERIES = 5;
@@ -60,7 +62,7 @@ export class WebhookDeliveriesRepo {
   /** The attempts in flight now (live claims), on any instance: at most `limit`, their app and webhook only. */
   inFlight(now: Date, limit = 1000): Promise<DeliveryCandidate[]> {
     return this.col
-      .find({ status: 'pending', leaseUntil: { $gt: now } }, { projection: { _id: 1, appId: 1, webhookId: 1, nextAttemptAt: 1 } })
+      .find({ status: 'pending', leaseUntil: { $gt: now } }, { projection: CANDIDATE_FIELDS })
       .limit(limit)
       .toArray();
   }
@@ -74,7 +76,7 @@ export class WebhookDeliveriesRepo {
     return this.col
       .find(
         { status: 'pending', nextAttemptAt: { $lte: now }, ...(otherThan.length ? { appId: { $nin: otherThan } } : {}) },
-        { projection: { _id: 1, appId: 1, webhookId: 1, nextAttemptAt: 1 } },
+        { projection: CANDIDATE_FIELDS },
       )
       .sort({ nextAttemptAt: 1 })
       .limit(limit)

@@ -8,7 +8,7 @@ import { openSecret } from './secret-box';
 import { secretBytes, signDelivery } from './signature';
 import { sendSigned, type SendOutcome } from './send';
 import { metrics } from '../metrics/registry';
-import { RecentClaims, takeFairest } from './fair-pick';
+import { RecentClaims, runningCounts, takeFairest } from './fair-pick';
 
 /**
  * A claim outlives the attempt's deadline (10 s at most) by this margin, which covers writing the outcome through a
@@ -58,8 +58,8 @@ export class WebhookWorker {
   private lanes: Promise<void>[] = [];
   private readonly resting = new Set<() => void>();
   private stopped = true;
-  /** Due deliveries this sender picks from, and the attempts in flight when it was read (claimNext). */
-  private pool: { due: DeliveryCandidate[]; inFlight: DeliveryCandidate[]; readAt: number } | null = null;
+  /** Due deliveries this sender picks from, and the attempts in flight per app and webhook when it was read. */
+  private pool: { due: DeliveryCandidate[]; running: Map<string, number>; readAt: number } | null = null;
   private refill: Promise<void> | null = null;
   private readonly recent = new RecentClaims();
 
@@ -128,9 +128,7 @@ export class WebhookWorker {
     const openUntil = this.breakers.get(job.webhookId)?.openUntil ?? 0;
     if (openUntil > now.getTime() && job.giveUpAt.getTime() > now.getTime()) {
       await this.needs.repos.webhookDeliveries.defer(job._id, job.attempts, new Date(openUntil));
-      // The rest of its backlog waits too, in one update, on every instance (deferWebhook).
-      await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(openUntil));
-      this.forget(job.webhookId);
+      await this.deferBacklog(job, now, openUntil);
       return 'deferred';
     }
     await this.attempt(job);
@@ -151,14 +149,14 @@ export class WebhookWorker {
       }
       const pool = this.pool!;
       let candidate;
-      while ((candidate = takeFairest(pool.due, pool.inFlight, this.recent, now.getTime()))) {
+      while ((candidate = takeFairest(pool.due, pool.running, this.recent, now.getTime()))) {
         const job = await this.needs.repos.webhookDeliveries.claimById(candidate._id, now, leaseMs);
         if (!job) continue; // another sender took it
         this.recent.add(job.appId, job.webhookId, now.getTime());
         return job;
       }
       if (refilled) return null;
-      this.pool = null; // spent: read again once, then the pass ends
+      this.pool = null; // spent: read it again once; if that finds nothing, nothing is due
     }
   }
 
@@ -175,12 +173,16 @@ export class WebhookWorker {
     const represented = oldest.length < size ? [] : [...new Set(oldest.map((d) => d.appId))];
     const others = represented.length ? await deliveries.dueCandidates(now, size, represented) : [];
     const due = [...new Map([...oldest, ...others].map((d) => [d._id, d])).values()];
-    this.pool = { due, inFlight, readAt: performance.now() };
+    this.pool = { due, running: runningCounts(inFlight), readAt: performance.now() };
   }
 
-  /** Drops a webhook's candidates from the pool: its backlog was just put back (deferWebhook). */
-  private forget(webhookId: string): void {
-    if (this.pool) this.pool.due = this.pool.due.filter((d) => d.webhookId !== webhookId);
+  /**
+   * Puts the due backlog of a webhook whose breaker is open back until `until`, in one update, on every instance
+   * (deferWebhook), and drops its candidates from this sender's pool.
+   */
+  private async deferBacklog(job: WebhookDeliveryDoc, now: Date, until: number): Promise<void> {
+    await this.needs.repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, now, new Date(until));
+    if (this.pool) this.pool.due = this.pool.due.filter((d) => d.webhookId !== job.webhookId);
   }
 
   private async attempt(job: WebhookDeliveryDoc): Promise<void> {
@@ -200,10 +202,7 @@ export class WebhookWorker {
       outcome = await this.send(job, webhook);
       const openUntil = this.trip(job.webhookId, outcome.ok && performance.now() - started <= SLOW_ATTEMPT_MS, clock.now());
       // The breaker just opened: its webhook's backlog waits from now, not one claim at a time.
-      if (openUntil) {
-        await repos.webhookDeliveries.deferWebhook(job.appId, job.webhookId, clock.now(), new Date(openUntil));
-        this.forget(job.webhookId);
-      }
+      if (openUntil) await this.deferBacklog(job, clock.now(), openUntil);
     }
     const now = clock.now();
     const next = new Date(now.getTime() + retryDelayMs(job.attempts));

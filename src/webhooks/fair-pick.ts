@@ -2,7 +2,7 @@ import type { DeliveryCandidate } from '../data/webhook-deliveries-repo';
 
 /**
  * How senders share their lanes among apps, and among an app's webhooks. A sender reads a pool of due deliveries
- * (the most overdue, and the most overdue of apps it has not served lately) and picks from it: first the app with the
+ * (the most overdue, and under a backlog the most overdue of every app not among them) and picks from it: first the app with the
  * least service (attempts in flight on any instance, plus claims this sender made in the last minute), then that
  * app's webhook with the least service, then the oldest delivery of it; ties go to the oldest.
  *
@@ -35,14 +35,6 @@ export class RecentClaims {
     return this.buckets.reduce((sum, b) => sum + (b.counts.get(key) ?? 0), 0);
   }
 
-  /** The apps claimed within the last minute. */
-  apps(nowMs: number): string[] {
-    this.prune(nowMs);
-    const apps = new Set<string>();
-    for (const b of this.buckets) for (const key of b.counts.keys()) if (key.startsWith('app:')) apps.add(key.slice(4));
-    return [...apps];
-  }
-
   private prune(nowMs: number): void {
     const oldest = nowMs - RecentClaims.BUCKET_MS * RecentClaims.BUCKETS;
     while (this.buckets.length && this.buckets[0].start <= oldest) this.buckets.shift();
@@ -52,16 +44,21 @@ export class RecentClaims {
 export const appKey = (appId: string) => `app:${appId}`;
 export const webhookKey = (webhookId: string) => `whk:${webhookId}`;
 
-/**
- * Takes the fairest candidate out of `pool` (see above): `inFlight` are the attempts running now on any instance,
- * `recent` this sender's claims. Undefined when the pool is empty.
- */
-export function takeFairest(pool: DeliveryCandidate[], inFlight: DeliveryCandidate[], recent: RecentClaims, nowMs: number): DeliveryCandidate | undefined {
-  if (!pool.length) return undefined;
+/** Attempts in flight per app and per webhook (appKey, webhookKey), counted once per pool read. */
+export function runningCounts(inFlight: DeliveryCandidate[]): Map<string, number> {
   const running = new Map<string, number>();
   for (const d of inFlight) {
     for (const key of [appKey(d.appId), webhookKey(d.webhookId)]) running.set(key, (running.get(key) ?? 0) + 1);
   }
+  return running;
+}
+
+/**
+ * Takes the fairest candidate out of `pool` (see above): `running` counts the attempts in flight on any instance
+ * (runningCounts), `recent` this sender's claims. Undefined when the pool is empty.
+ */
+export function takeFairest(pool: DeliveryCandidate[], running: Map<string, number>, recent: RecentClaims, nowMs: number): DeliveryCandidate | undefined {
+  if (!pool.length) return undefined;
   const service = (key: string) => (running.get(key) ?? 0) + recent.count(key, nowMs);
   const fairest = (candidates: DeliveryCandidate[], keyOf: (d: DeliveryCandidate) => string): DeliveryCandidate[] => {
     // The oldest candidate of each key, then the key with the least service, ties to the oldest.
