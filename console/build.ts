@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { buildExplorer } from './build-explorer';
+import { compressAssets } from './compress';
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'dist', 'console');
@@ -89,6 +90,10 @@ async function main(): Promise<void> {
   const kib = (name: string) => fs.statSync(path.join(explorerOut, 'assets', name)).size / 1024;
   const total = explorer.reduce((sum, name) => sum + kib(name), 0);
   console.log(`explorer built: ${explorer.length} files, ${(total / 1024).toFixed(2)} MiB (${explorer.map((name) => `${name} ${kib(name).toFixed(1)} KiB`).join(', ')})`);
+  for (const [label, dir] of [['console', OUT], ['explorer', explorerOut]] as const) {
+    const sizes = compressAssets(dir);
+    console.log(`${label} compressed: ${(sizes.raw / 1024).toFixed(1)} KiB, ${(sizes.brotli / 1024).toFixed(1)} KiB with Brotli`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
+import Negotiator from 'negotiator';
 import { REPO_ROOT } from '../core/paths';
 
 /** Where `npm run build:console` writes index.html and assets/ (console/build.ts). */
@@ -55,21 +56,38 @@ const TYPES: Record<string, string> = {
  */
 const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*-[A-Z0-9]{8}\.(js|css|svg|woff2)(\.map)?$/;
 
+/** The content codings a browser may get an asset in, best first, each read from compressed/NAME.<suffix>. */
+const CODINGS = [
+  { coding: 'br', suffix: 'br' },
+  { coding: 'gzip', suffix: 'gz' },
+] as const;
+type Coding = (typeof CODINGS)[number]['coding'];
+
 interface Built {
   index: Buffer;
   assets: Map<string, Buffer>;
+  /** The copies console/compress.ts wrote at build time, by asset name; an asset none was worth writing for is absent. */
+  encoded: Map<string, Map<Coding, Buffer>>;
 }
 
-/** Read once at start: the bundle is a few hundred kilobytes and never changes while the process runs. */
+/** Read once at start: the bundle never changes while the process runs. */
 function load(dir: string): Built | null {
   const indexFile = path.join(dir, 'index.html');
   if (!fs.existsSync(indexFile)) return null;
   const assets = new Map<string, Buffer>();
+  const encoded = new Map<string, Map<Coding, Buffer>>();
   const assetDir = path.join(dir, 'assets');
   for (const name of fs.existsSync(assetDir) ? fs.readdirSync(assetDir) : []) {
-    if (ASSET_NAME.test(name)) assets.set(name, fs.readFileSync(path.join(assetDir, name)));
+    if (!ASSET_NAME.test(name)) continue;
+    assets.set(name, fs.readFileSync(path.join(assetDir, name)));
+    for (const { coding, suffix } of CODINGS) {
+      const file = path.join(dir, 'compressed', `${name}.${suffix}`);
+      if (!fs.existsSync(file)) continue;
+      if (!encoded.has(name)) encoded.set(name, new Map());
+      encoded.get(name)!.set(coding, fs.readFileSync(file));
+    }
   }
-  return { index: fs.readFileSync(indexFile), assets };
+  return { index: fs.readFileSync(indexFile), assets, encoded };
 }
 
 function secure(res: Response, policy: string): void {
@@ -84,7 +102,24 @@ function secure(res: Response, policy: string): void {
 const notBuilt = (title: string) => `<!doctype html><meta charset="utf-8"><title>${title}</title>
 <p>The console is not built. Run <code>npm run build:console</code> (part of <code>npm run build</code>) and restart.</p>`;
 
-/** A page and its name-HASH assets: never cached itself (a new deployment is picked up at once), its assets for good. */
+/**
+ * The coding to send an asset in: of the copies built, the one the request's Accept-Encoding gives the highest q-value,
+ * Brotli before gzip on a tie (RFC 9110 gives the header's order no meaning, and browsers list gzip first), unless
+ * the asset as built (identity) ranks higher. Without the header, the asset as built, as servers do by convention.
+ * Express's own req.acceptsEncodings breaks ties by the header's order, hence negotiator with `preferred`.
+ */
+function best(req: Request, copies: Map<Coding, Buffer> | undefined): Coding | null {
+  if (!copies) return null;
+  const ranked = new Negotiator(req).encodings([...copies.keys(), 'identity'], { preferred: CODINGS.map((c) => c.coding) });
+  const first = ranked[0];
+  return first && first !== 'identity' ? (first as Coding) : null;
+}
+
+/**
+ * A page and its name-HASH assets: never cached itself (a new deployment is picked up at once), its assets for good,
+ * each in the best coding the request accepts of those built (Brotli, gzip), else as built. The explorer's first
+ * load is 1.68 MiB as built and 0.61 MiB in Brotli.
+ */
 function serve(router: Router, at: string, built: Built | null, policy: string, title: string, index?: Buffer): void {
   router.get(at || '/', (_req, res) => {
     secure(res, policy);
@@ -101,7 +136,13 @@ function serve(router: Router, at: string, built: Built | null, policy: string, 
       return res.status(404).type('text/plain').send('Not found.');
     }
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    res.status(200).type(TYPES[path.extname(name)] ?? 'application/octet-stream').send(body);
+    res.setHeader('Vary', 'Accept-Encoding');
+    res.type(TYPES[path.extname(name)] ?? 'application/octet-stream');
+    const coding = best(req, built!.encoded.get(name));
+    if (!coding) return res.status(200).send(body);
+    const copies = built!.encoded.get(name)!;
+    res.setHeader('Content-Encoding', coding);
+    res.status(200).send(copies.get(coding));
   });
 }
 
