@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const total = explorer.reduce((sum, name) => sum + kib(name), 0);
   console.log(`explorer built: ${explorer.length} files, ${(total / 1024).toFixed(2)} MiB (${explorer.map((name) => `${name} ${kib(name).toFixed(1)} KiB`).join(', ')})`);
   for (const [label, dir] of [['console', OUT], ['explorer', explorerOut]] as const) {
-    const sizes = compressAssets(dir);
+    const sizes = await compressAssets(dir);
     console.log(`${label} compressed: ${(sizes.raw / 1024).toFixed(1)} KiB, ${(sizes.brotli / 1024).toFixed(1)} KiB with Brotli`);
   }
 }
