@@ -136,12 +136,27 @@ export async function waitReady(origin: string, child?: ChildProcess, timeoutMs 
   throw new Error(`instance ${origin} not ready within ${timeoutMs} ms`);
 }
 
-/** Fills the store's file system but for `leaveBytes`; returns the ballast's path (remove it to free the space). */
-export async function fillDisk(storeDir: string, leaveBytes = 64 * 1024): Promise<string> {
-  const ballast = path.join(storeDir, '.soak-ballast');
-  const free = Number(statfsSync(storeDir).bavail) * Number(statfsSync(storeDir).bsize);
-  const size = Math.max(0, free - leaveBytes);
-  const r = spawnSync('fallocate', ['-l', String(size), ballast], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`fallocate failed: ${r.stderr}`);
-  return ballast;
+/**
+ * Fills the store's file system but for about `leaveBytes`; returns what frees the space again. Uploads go on while
+ * it fills, so the free space measured can be gone by the time it is claimed: a piece refused for want of space is
+ * removed, and the rest is claimed again, measured anew, by a further piece (at most 20).
+ */
+export async function fillDisk(storeDir: string, leaveBytes = 64 * 1024): Promise<() => void> {
+  const pieces: string[] = [];
+  const release = () => pieces.forEach((piece) => rmSync(piece, { force: true }));
+  for (let i = 0; i < 20; i++) {
+    const stat = statfsSync(storeDir);
+    const free = Number(stat.bavail) * Number(stat.bsize);
+    if (free <= leaveBytes * 2) return release;
+    const piece = path.join(storeDir, `.soak-ballast-${i}`);
+    pieces.push(piece);
+    const r = spawnSync('fallocate', ['-l', String(free - leaveBytes), piece], { encoding: 'utf8' });
+    if (r.status === 0) continue;
+    rmSync(piece, { force: true });
+    if (!/No space left/i.test(r.stderr)) {
+      release();
+      throw new Error(`fallocate failed: ${r.stderr}`);
+    }
+  }
+  return release;
 }

@@ -4,7 +4,6 @@
  * killed while it analyses a package, the S3 server down for 30 s, the store's disk full for 15 s. After each, the
  * time until the service serves again (a probe succeeds on every instance) is its recovery.
  */
-import { rmSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Balancer } from './balancer';
@@ -128,9 +127,9 @@ function plan(ctx: FaultContext): Fault[] {
       name: 'artifact disk full 15 s',
       inject: async () => {
         if (bed.diskSkipReason) throw new Skip(bed.diskSkipReason);
-        const ballast = await fillDisk(bed.s3.root);
+        const release = await fillDisk(bed.s3.root);
         await sleep(15_000);
-        rmSync(ballast, { force: true });
+        release();
         return 'the store\'s tmpfs filled but for 64 KB';
       },
       probe: () => probeUpload(ctx),
