@@ -31,9 +31,10 @@ export async function compressAssets(dir: string): Promise<{ raw: number; brotli
         brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
         gzip(body, { level: 9 }),
       ]);
-      if (br.length < body.length * WORTH_IT) fs.writeFileSync(path.join(out, `${name}.br`), br);
-      if (gz.length < body.length * WORTH_IT) fs.writeFileSync(path.join(out, `${name}.gz`), gz);
-      return { raw: body.length, brotli: br.length < body.length * WORTH_IT ? br.length : body.length };
+      const worthIt = (copy: Buffer) => copy.length < body.length * WORTH_IT;
+      if (worthIt(br)) fs.writeFileSync(path.join(out, `${name}.br`), br);
+      if (worthIt(gz)) fs.writeFileSync(path.join(out, `${name}.gz`), gz);
+      return { raw: body.length, brotli: worthIt(br) ? br.length : body.length };
     }),
   );
   return { raw: sizes.reduce((n, s) => n + s.raw, 0), brotli: sizes.reduce((n, s) => n + s.brotli, 0) };

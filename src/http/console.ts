@@ -138,11 +138,11 @@ function serve(router: Router, at: string, built: Built | null, policy: string, 
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.setHeader('Vary', 'Accept-Encoding');
     res.type(TYPES[path.extname(name)] ?? 'application/octet-stream');
-    const coding = best(req, built!.encoded.get(name));
+    const copies = built!.encoded.get(name);
+    const coding = best(req, copies);
     if (!coding) return res.status(200).send(body);
-    const copies = built!.encoded.get(name)!;
     res.setHeader('Content-Encoding', coding);
-    res.status(200).send(copies.get(coding));
+    res.status(200).send(copies!.get(coding));
   });
 }
 
