@@ -7,15 +7,13 @@
  * reads), zipalign and apksigner (v2 + v3, minSdk 24, as AGP signs; this apksigner aligns stored libraries to 4 KB,
  * which the scan rightly reports).
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { androidManifest, keystore, STOREPASS, FRAMEWORK_RES } from '../test/fixtures/build-packages';
+import { run } from '../test/support/host-tools';
 
-const run = promisify(execFile);
 const MB = 1024 * 1024;
 const LIBRARY_MB = 20;
 const LIBRARIES: Array<{ abi: string; cc: string; objcopy: string }> = [

@@ -19,19 +19,17 @@
  * Run: npm run bench:scan (BENCH_RUNS timed runs of each, default 5; BENCH_ROUNDS service rounds, default 3;
  * BENCH_SECONDS of idle load per round, default 10; BENCH_ONLY=contents runs part 4 alone).
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type autocannon from 'autocannon';
 import { analyzePackage } from '../src/scan/static';
 import { buildContentApk } from './contents-apk';
 import { diffStep } from './scan-diff';
 import { androidManifest, buildApk, cleanupFixtures } from '../test/fixtures/build-packages';
 import { benchMongo, benchRedis, fmt, freePort, median, percentile, putFile, sha256File, spawnTs, stopChild, waitForHttp, whoamiLoad } from './support';
+import { run } from '../test/support/host-tools';
 
-const run = promisify(execFile);
 const MB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BEFORE_S = Number(process.env.BENCH_SECONDS ?? 10);

@@ -1,17 +1,15 @@
 // Seed corpora for the fuzz targets: entries of real packages built by aapt, aapt2, apksigner, jarsigner,
 // plistutil and openssl (test/fixtures/build-packages.ts). Built once per machine and cached, because the
 // Java signers take seconds and the seeds only change when the builders do.
-import { execFile } from 'node:child_process';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { buildAab, buildApk, buildIpa, cleanupFixtures, xmlPlist } from '../fixtures/build-packages';
 import { machoSeeds } from './macho-target';
 import { elfSeeds } from './elf-target';
 import { dexSeeds } from './dex-target';
+import { run } from '../support/host-tools';
 
-const run = promisify(execFile);
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
 const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v4');

@@ -1,16 +1,14 @@
 // The hostile corpus: packages written as an attacker who has read the analyser would write them, each built
 // here from a real package (aapt, apksigner, plistutil) or from scratch, never kept as an opaque blob.
 // Every one must end its scan within the deadline with a high or critical finding and grade F.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { androidManifest, buildAab, buildApk, buildIpa } from '../fixtures/build-packages';
 import { sharedReferencePlist } from './binary-plist';
 import { writeZip, type ZipEntry } from './zip-writer';
+import { run } from '../support/host-tools';
 
-const run = promisify(execFile);
 
 export type HostileCase = { name: string; platform: 'android' | 'ios'; file: string; bytes: number };
 

@@ -1,12 +1,10 @@
 // Google's apksig (the library behind apksigner), newer than Debian's apksigner, run through tools/apksig-oracle: it
 // signs with APK Signature Scheme v3.1 and verifies it. tools/apksig-oracle/build.sh downloads and compiles it on
 // first use (javac and Maven Central needed then). Only what apksig reports is returned; nothing is inferred.
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { ApkScheme } from '../../src/scan/static/signing/apk-verification';
+import { run } from './host-tools';
 
-const run = promisify(execFile);
 const BUILD = path.resolve(__dirname, '..', '..', 'tools', 'apksig-oracle', 'build.sh');
 
 let classpath: Promise<string> | null = null;

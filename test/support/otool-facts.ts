@@ -1,13 +1,11 @@
 // What LLVM's Mach-O tools say about a file, per architecture: the oracle the Mach-O reader is compared with.
 // llvm-lipo lists the architectures and extracts each slice of a fat file (llvm-otool 14 ignores -arch), llvm-otool
 // prints the header (-hv) and load commands (-l), llvm-nm the undefined symbols (-u).
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { run } from './host-tools';
 
-const run = promisify(execFile);
 
 export type OtoolSlice = {
   arch: string;

@@ -1,11 +1,9 @@
 // What binutils' readelf says about an ELF file (`readelf -lhdW --dyn-syms`), parsed into the facts the native
 // library rules use, so the tests compare the reader with readelf rather than with expectations written by hand.
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { readElf, type ElfFacts } from '../../src/scan/static/native/elf';
+import { run } from './host-tools';
 
-const run = promisify(execFile);
 
 export type ReadelfSegment = { type: string; offset: number; vaddr: number; filesz: number; memsz: number; flags: number; align: number };
 

@@ -1,13 +1,11 @@
 // The DEX reader against the real tools: baksmali lists every string and type id of a file, dexdump prints the
 // header's counts and each const-string's bytes with its string index. Files from smali and D8 (test/fixtures/dex-corpus.ts).
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { DexStrings, descriptorPackage, readDexStrings } from '../../../src/scan/static/dex/dex-strings';
 import { dexCorpus, type DexCorpus } from '../../fixtures/dex-corpus';
+import { run } from '../../support/host-tools';
 
-const run = promisify(execFile);
 jest.setTimeout(240_000);
 
 let corpus: DexCorpus;

@@ -2,9 +2,7 @@
 // framework) was built without the protection, naming file and architecture, and stay quiet on the hardened twin;
 // whether each fires agrees with what llvm-otool and llvm-nm say of the file. The inventory lists every Mach-O file
 // and architecture with the SHA-256 sha256sum gives, and the embedded frameworks' names.
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { analyzeIos, isIosEntry } from '../../../src/scan/static/ios/analyze-ios';
 import { MIN_CODE_FOR_STACK_PROTECTOR } from '../../../src/scan/static/ios/hardening-rules';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
@@ -12,11 +10,11 @@ import { buildIpa, cleanupFixtures, xmlPlist } from '../../fixtures/build-packag
 import { machoCorpus, type MachoCorpus } from '../../fixtures/macho-corpus';
 import { otoolFacts } from '../../support/otool-facts';
 import { expectWellFormed, ids, NOW, only, scan } from './helpers';
+import { run } from '../../support/host-tools';
 
 jest.setTimeout(180_000);
 afterAll(cleanupFixtures);
 
-const run = promisify(execFile);
 const INFO = { CFBundleIdentifier: 'com.example.app', CFBundleShortVersionString: '1.0', MinimumOSVersion: '16.0' };
 const EXE = 'Payload/Example.app/Example';
 let corpus: MachoCorpus;

@@ -2,10 +2,8 @@
 // its team and signer as openssl reads the certificate; every change after signing (a resource changed, removed or
 // added, Info.plist, CodeResources, a stripped signature, a patched code page, a broken CMS signature) is a
 // critical ios.seal-broken naming the file, where rcodesign's own verify (which checks executables) agrees.
-import { execFile } from 'node:child_process';
 import { appendFile, copyFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { buildIpa, cleanupFixtures, iosExecutable, iosSigningIdentity, IOS_TEAM_ID, rcodesignVerify, xmlPlist, type IpaOptions } from '../../fixtures/build-packages';
 import { ids, only, scan } from './helpers';
 import type { IosSigning } from '../../../src/scan/model/types';
@@ -16,11 +14,11 @@ import { PosixRegex } from '../../../src/scan/static/ios/posix-regex';
 import { CodePageChecker } from '../../../src/scan/static/macho/code-pages';
 import { bestCodeDirectory, parseEmbeddedSignature } from '../../../src/scan/static/macho/code-signature';
 import { MachoError, readSlices, type ByteSource } from '../../../src/scan/static/macho/macho';
+import { run } from '../../support/host-tools';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);
 
-const run = promisify(execFile);
 const INFO = { CFBundleIdentifier: 'com.example.app', CFBundleShortVersionString: '1.0', MinimumOSVersion: '16.0' };
 const RESOURCES = {
   'asset.txt': 'hello\n',

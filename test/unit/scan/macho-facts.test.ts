@@ -2,9 +2,7 @@
 // ld64.lld and llvm-lipo (thin and fat): per architecture, MH_PIE and the file type (llvm-otool -hv), the __text size,
 // Objective-C class lists, linked dylibs and build version (llvm-otool -l), the undefined symbols (llvm-nm -u); and
 // the file's digest is taken during the reader's last pass, equal to sha256sum's.
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { MH_EXECUTE, readMachoFacts } from '../../../src/scan/static/macho/hardening';
 import type { ByteSource } from '../../../src/scan/static/macho/macho';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
@@ -13,11 +11,11 @@ import { LIMITS } from '../../../src/scan/static/package/limits';
 import { buildZip, cleanupFixtures } from '../../fixtures/build-packages';
 import { machoCorpus, type MachoCorpus } from '../../fixtures/macho-corpus';
 import { otoolFacts } from '../../support/otool-facts';
+import { run } from '../../support/host-tools';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);
 
-const run = promisify(execFile);
 let corpus: MachoCorpus;
 beforeAll(async () => {
   corpus = await machoCorpus();

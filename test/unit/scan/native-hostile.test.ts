@@ -1,13 +1,11 @@
 // Hostile ELF files, made from a real library by editing the fields the reader trusts least: each read ends quickly
 // with MalformedElfError, LimitExceededError or facts, never another error.
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { LimitExceededError } from '../../../src/scan/static/package/errors';
 import { MalformedElfError, readElf, type ElfFacts } from '../../../src/scan/static/native/elf';
 import { nativeCorpus } from '../../fixtures/native-corpus';
+import { run } from '../../support/host-tools';
 
-const run = promisify(execFile);
 let lib: Buffer;
 let dynstr: { offset: number; size: number };
 let dynamicPhdr: number;

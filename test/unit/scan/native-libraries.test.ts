@@ -1,8 +1,6 @@
 // analyzeNativeLibraries on APKs built by aapt, zip, zipalign and apksigner: the inventory's digests against
 // sha256sum, stored libraries' offsets and 16 KB verdicts against zipalign's, and deflated libraries read as the
 // same files are.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
 import { analyzeNativeLibraries, nativeLibraryAbi } from '../../../src/scan/static/native/native-libraries';
 import { storedDataOffset } from '../../../src/scan/static/native/library-bytes';
@@ -10,8 +8,8 @@ import { nativeFindings } from '../../../src/scan/static/native/native-rules';
 import { open } from 'node:fs/promises';
 import { nativeCorpus, type NativeApk, type NativeCorpus } from '../../fixtures/native-corpus';
 import { factsOf, zipalignVerdicts } from '../../support/readelf-facts';
+import { run } from '../../support/host-tools';
 
-const run = promisify(execFile);
 const NOW = new Date('2026-01-15T00:00:00Z');
 let corpus: NativeCorpus;
 beforeAll(async () => {

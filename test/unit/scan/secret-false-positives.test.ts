@@ -2,7 +2,6 @@
 // android-framework-res: thousands of resource strings and raw resources), DEX made by D8 from real libraries
 // (apksig, commons-lang3, commons-compress, guava: crypto names, base64 tables, long identifiers) and every text
 // entry of apktool's jars.
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PackageZip } from '../../../src/scan/static/package/zip-reader';
@@ -12,6 +11,7 @@ import { TextBudget, scanTextEntry } from '../../../src/scan/static/secrets/text
 import { buildZip, cleanupFixtures, FRAMEWORK_RES } from '../../fixtures/build-packages';
 import { dexCorpus } from '../../fixtures/dex-corpus';
 import { scanApkContents } from '../../fixtures/secret-packages';
+import { requireHostPath } from '../../support/host-tools';
 
 jest.setTimeout(240_000);
 afterAll(cleanupFixtures);
@@ -39,7 +39,7 @@ describe('no secret rule fires on clean, real packages', () => {
   });
 
   test('every text entry of apktool\'s jars', async () => {
-    const jars = existsSync(APKTOOL) ? (await readdir(APKTOOL)).filter((j) => j.endsWith('.jar')) : [];
+    const jars = (await readdir(requireHostPath(APKTOOL))).filter((j) => j.endsWith('.jar'));
     expect(jars.length).toBeGreaterThan(0);
     const collector = new SecretCollector();
     let searched = 0;

@@ -2,15 +2,13 @@
 // manager installs) is skipped by the readers of what a package holds (DEX, native libraries, assets), never made
 // the reason the whole package is unreadable. Made with Info-ZIP's `zip -Z bzip2`; `unzip -v` says which method each
 // entry uses.
-import { execFile } from 'node:child_process';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { nativeCorpus } from '../../fixtures/native-corpus';
 import { ids, manifest, scan } from './helpers';
+import { run } from '../../support/host-tools';
 
-const run = promisify(execFile);
 afterAll(cleanupFixtures);
 
 it('skips a bzip2 DEX file, native library and asset, and analyses the rest of the package', async () => {

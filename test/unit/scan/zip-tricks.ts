@@ -1,14 +1,12 @@
 // Zip containers written byte by byte for the tests of what a reader takes an entry's name and place to be: the
 // contents come from real tools (aapt-compiled manifests), the signatures are then made by apksigner.
-import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { keystore } from '../../fixtures/build-packages';
+import { run } from '../../support/host-tools';
 
-const run = promisify(execFile);
 
 export type RawEntry = {
   /** The name's bytes as stored in the local header and the central directory. */
