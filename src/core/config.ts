@@ -157,8 +157,23 @@ function dnsServers(value: string | undefined): readonly string[] {
   return Object.freeze(servers);
 }
 
+/**
+ * Switches that exist for the tests alone: each weakens a check a deployment relies on (an http issuer whose keys
+ * anyone on the path can swap, webhooks to loopback, that is to the instance's own neighbours, or answers turned into
+ * 500s naming the contract's breach). With NODE_ENV=production, one turned on stops the start (docs/configuration.md).
+ */
+export const TEST_ONLY_SWITCHES = ['OIDC_ALLOW_INSECURE_ISSUER', 'WEBHOOK_ALLOW_INSECURE_LOOPBACK', 'VALIDATE_RESPONSES'] as const;
+
+function refuseTestSwitches(env: Env): void {
+  if (env.NODE_ENV !== 'production') return;
+  for (const name of TEST_ONLY_SWITCHES) {
+    if (bool(env, name, false)) throw new ConfigError(`${name} is for tests only and is refused with NODE_ENV=production: unset it`);
+  }
+}
+
 /** Reads and validates the environment; throws ConfigError with one clear line on the first bad value. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  refuseTestSwitches(env);
   const port = int(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const publicBaseUrl = url('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL || `http://127.0.0.1:${port}`, ['http:', 'https:']);

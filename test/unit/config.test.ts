@@ -1,5 +1,8 @@
-// Protects: configuration is validated once, with one clear line per bad value; defaults match docs/configuration.md.
-import { ConfigError, loadConfig } from '../../src/core/config';
+// Protects: configuration is validated once, with one clear line per bad value; defaults match docs/configuration.md;
+// the switches that exist for tests refuse to load with NODE_ENV=production.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig, TEST_ONLY_SWITCHES } from '../../src/core/config';
 
 describe('loadConfig', () => {
   it('runs on embedded defaults with nothing configured', () => {
@@ -83,6 +86,33 @@ describe('production without KEY_ENCRYPTION_KEY', () => {
     expect(loadConfig({ NODE_ENV: 'production', ALLOW_UNSEALED_KEYS: '1' }).keyEncryptionKey).toBeNull();
     expect(loadConfig({ NODE_ENV: 'production', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).keyEncryptionKey).not.toBeNull();
     expect(loadConfig({ NODE_ENV: 'development' }).keyEncryptionKey).toBeNull();
+  });
+});
+
+describe('test-only switches', () => {
+  const production = { NODE_ENV: 'production', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+  it('lists every *_ALLOW_INSECURE* switch the configuration reads', () => {
+    const source = readFileSync(path.join(__dirname, '../../src/core/config.ts'), 'utf8');
+    const read = new Set(source.match(/\b[A-Z_]*_ALLOW_INSECURE[A-Z_]*\b/g));
+    expect(read.size).toBeGreaterThan(0);
+    for (const name of read) expect(TEST_ONLY_SWITCHES).toContain(name);
+  });
+  it.each(TEST_ONLY_SWITCHES.map((name) => [name]))('refuses %s with NODE_ENV=production, in one line naming it', (name) => {
+    for (const on of ['1', 'on', 'true']) {
+      const load = () => loadConfig({ ...production, [name]: on });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(new RegExp(`^${name} is for tests only and is refused with NODE_ENV=production: unset it$`));
+    }
+  });
+  it.each(TEST_ONLY_SWITCHES.map((name) => [name]))('accepts %s turned off in production, and turned on elsewhere', (name) => {
+    expect(() => loadConfig({ ...production, [name]: 'off' })).not.toThrow();
+    expect(() => loadConfig({ NODE_ENV: 'test', [name]: 'on' })).not.toThrow();
+    expect(() => loadConfig({ [name]: 'on' })).not.toThrow();
+  });
+  it('names the switch before any other complaint (an insecure issuer with an http address)', () => {
+    expect(() => loadConfig({ ...production, OIDC_ISSUER: 'http://127.0.0.1:4000', OIDC_ALLOW_INSECURE_ISSUER: 'on' })).toThrow(/^OIDC_ALLOW_INSECURE_ISSUER is for tests only/);
+    expect(loadConfig({ NODE_ENV: 'test', OIDC_ISSUER: 'http://127.0.0.1:4000', OIDC_ALLOW_INSECURE_ISSUER: 'on' }).oidcAllowInsecureIssuer).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_INSECURE_LOOPBACK: '1' }).webhookAllowInsecureLoopback).toBe(true);
   });
 });
 
