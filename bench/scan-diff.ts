@@ -34,7 +34,7 @@ export async function diffStep(client: MongoClient, dbName: string): Promise<{ m
     });
   }
   const current = Array.from({ length: FINDINGS }, (_, i) => finding(i + FINDINGS / 2));
-  const key = { appId, engine: 'static' as const, target: { platform: 'android' as const, name: PKG, version: '2.0.0' }, build: { _id: 'bld_benchdiffnew', createdAt: at }, pkg: PKG, at, comparable: true };
+  const key = { appId, engine: 'static' as const, target: { platform: 'android' as const, name: PKG, version: '2.0.0' }, build: { _id: 'bld_benchdiffnew', createdAt: at }, pkg: PKG, at, comparable: true, release: true };
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const start = process.hrtime.bigint();

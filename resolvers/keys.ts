@@ -7,6 +7,7 @@ import { connectionFields, type MappedResolvers } from './views';
 /** secretHash has no field: a key's secret (or anything derived from it) is never returned after its creation. */
 const apiKey: MappedResolvers<ApiKeyResolvers, ApiKeyDoc> = {
   id: (k) => k._id,
+  releaseBuilds: (k) => k.releaseBuilds ?? false,
 };
 
 const apiKeyConnection: MappedResolvers<ApiKeyConnectionResolvers, ApiKeyConnectionPage> = connectionFields<ApiKeyDoc>();

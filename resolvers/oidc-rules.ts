@@ -9,6 +9,7 @@ import { connectionFields, type MappedResolvers } from './views';
 const oidcRule: MappedResolvers<OidcRuleResolvers, OidcRuleDoc> = {
   id: (r) => r._id,
   events: (r) => r.events ?? null, // absent on rules stored before the field existed
+  releaseBuilds: (r) => r.releaseBuilds ?? false,
 };
 
 const oidcRuleConnection: MappedResolvers<OidcRuleConnectionResolvers, OidcRuleConnectionPage> = connectionFields<OidcRuleDoc>();

@@ -13,6 +13,7 @@ const scan: MappedResolvers<ScanResolvers, ScanDoc> = {
   diff: (s) => s.diff ?? null,
   fixedFindings: (s) => s.fixedFindings ?? [],
   unsuppressed: (s) => s.unsuppressed ?? [],
+  signerContinuity: (s) => s.signerContinuity ?? null,
 };
 
 const scanConnection: MappedResolvers<ScanConnectionResolvers, ScanConnectionPage> = connectionFields<ScanDoc>();

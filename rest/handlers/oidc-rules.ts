@@ -30,6 +30,7 @@ export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) =
     repositoryId: body.repositoryId ?? null,
     repositoryOwnerId: body.repositoryOwnerId ?? null,
     events: body.events ?? null,
+    releaseBuilds: body.releaseBuilds ?? false,
   };
   const { createOidcRule } = await execute(ctx, CreateOidcRuleDocument, { appId: call.params.id, input });
   call.answer(201, toRestRule(createOidcRule));

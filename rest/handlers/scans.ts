@@ -37,6 +37,7 @@ export const getScan: RestHandler<'getScan'> = async (call, ctx) => {
     baseline: scan.baseline ?? null,
     diff: scan.diff ?? null,
     signing: restSigning(scan.signing),
+    signerContinuity: scan.signerContinuity ?? null,
     inventory: scan.inventory ?? null,
     createdAt: new Date(scan.createdAt).toISOString(),
   };

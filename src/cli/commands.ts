@@ -10,7 +10,7 @@ export const USAGE = `usage: shieldgate [--data-dir DIR] COMMAND   (--data-dir: 
   shieldgate --help
   shieldgate app list [--limit N]
   shieldgate app create --name NAME --plan PLAN [--org ORG]
-  shieldgate key create --app APP_ID --scopes s1,s2 [--test] [--name NAME]
+  shieldgate key create --app APP_ID --scopes s1,s2 [--test] [--name NAME] [--release-builds]
   shieldgate key list --app APP_ID
   shieldgate key revoke KEY_ID
   shieldgate staff create --role support|admin [--name NAME] [--ttl DURATION]   (DURATION: 3600, 90m, 12h, 7d; default 12h)
@@ -58,13 +58,13 @@ export const commands: Record<string, Command> = {
     const { values } = options(args, { app: { type: 'string' } });
     const keys = await listApiKeys(operatorContext(deps), required(values.app, 'app'));
     // Never the secret's hash: the id, what the key may do and its dates.
-    return { data: keys.map((k) => ({ id: k._id, appId: k.appId, name: k.name, scopes: k.scopes, mode: k.mode, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt })) };
+    return { data: keys.map((k) => ({ id: k._id, appId: k.appId, name: k.name, scopes: k.scopes, mode: k.mode, releaseBuilds: k.releaseBuilds ?? false, createdAt: k.createdAt, expiresAt: k.expiresAt, revokedAt: k.revokedAt })) };
   },
   'key create': async (deps, args) => {
-    const { values } = options(args, { app: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean' }, name: { type: 'string' } });
+    const { values } = options(args, { app: { type: 'string' }, scopes: { type: 'string' }, test: { type: 'boolean' }, name: { type: 'string' }, 'release-builds': { type: 'boolean' } });
     const scopes = required(values.scopes, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
-    const created = await createApiKey(operatorContext(deps), { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined });
-    return { id: created.doc._id, key: created.key, appId: created.doc.appId, scopes: created.doc.scopes, mode: created.doc.mode };
+    const created = await createApiKey(operatorContext(deps), { appId: required(values.app, 'app'), scopes, mode: values.test ? 'test' : 'live', name: values.name as string | undefined, releaseBuilds: values['release-builds'] === true });
+    return { id: created.doc._id, key: created.key, appId: created.doc.appId, scopes: created.doc.scopes, mode: created.doc.mode, releaseBuilds: created.doc.releaseBuilds ?? false };
   },
   'key revoke': async (deps, args) => {
     const { positionals } = options(args, {});

@@ -8,6 +8,8 @@ export interface ApiKeyDoc {
   scopes: string[];
   mode: 'live' | 'test';
   secretHash: string; // sha256 hex of the secret; the secret itself is never stored
+  /** Builds registered with the key are release builds (docs/contract.md, "Release builds"); absent: false. */
+  releaseBuilds?: boolean;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -32,6 +34,10 @@ export class ApiKeysRepo {
   /** Looked up by key id alone: the id comes from the credential, before the app is known. */
   findById(id: string): Promise<ApiKeyDoc | null> {
     return this.col.findOne({ _id: id });
+  }
+  /** A key of this app (by _id; the app filter makes another app's key null). */
+  findForApp(appId: string, id: string): Promise<ApiKeyDoc | null> {
+    return this.col.findOne({ _id: id, appId });
   }
   listForApp(appId: string): Promise<ApiKeyDoc[]> {
     return this.col.find({ appId }).sort({ createdAt: -1 }).toArray();

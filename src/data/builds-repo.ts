@@ -30,6 +30,11 @@ export interface BuildDoc {
   /** Verified claims of the CI job that registered the build; null (or absent, older builds) for API keys. */
   provenance?: BuildProvenance | null;
   /**
+   * A release build (src/services/builds/release.ts), decided at registration: only its scans are baselines and only
+   * it records a package's signer. Absent on builds registered before the field existed: not release builds.
+   */
+  release?: boolean;
+  /**
    * Grade of the build's static scan, copied here when the scan job writes it so that builds can be listed by grade
    * from an index; absent until then (and on builds scanned before the field existed).
    */

@@ -20,6 +20,8 @@ export interface OidcRuleDoc {
   repositoryOwnerId: string | null;
   /** GitHub event names allowed to exchange; null: any event but the ones only a listing allows (workflow_run). */
   events?: string[] | null; // absent on rules stored before the field existed
+  /** Builds registered through the rule are release builds; absent (false) on rules stored before the field existed. */
+  releaseBuilds?: boolean;
   createdAt: Date;
 }
 

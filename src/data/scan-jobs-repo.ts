@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { Finding, Platform } from '../scan';
 import type { ScanInventory, ScanSigning } from '../scan/model/types';
+import type { SignerContinuity } from './signers-repo';
 
 export type ScanJobState = 'queued' | 'running' | 'done' | 'failed';
 
@@ -46,6 +47,8 @@ export interface PendingScan {
   named: boolean;
   findings: Finding[];
   signing: ScanSigning | null;
+  /** What signing continuity concluded; null for a package not analysed, absent on analyses kept before the field. */
+  signerContinuity?: SignerContinuity | null;
   inventory: ScanInventory | null;
 }
 

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { FindingRef, Platform, ScanFinding } from '../scan';
 import type { ScanInventory, ScanSigning } from '../scan/model/types';
+import type { SignerContinuity } from './signers-repo';
 
 export type ScanEngine = 'preview' | 'static';
 
@@ -22,8 +23,8 @@ export interface ScanDoc {
   findings: ScanFinding[];
   /**
    * When the scanned build was registered: the baseline of a scan is the latest scan of a build registered before
-   * (by this, then buildId), whatever order scans complete in. Absent on scans stored before baselines existed:
-   * such a scan is never a baseline.
+   * (by this, then buildId), whatever order scans complete in. Absent on scans stored before baselines existed, on
+   * scans of packages not analysed and on scans of builds that are not release builds: such a scan is never a baseline.
    */
   buildCreatedAt?: Date;
   /** The scan the findings were compared with; null when none; absent on scans stored before baselines existed. */
@@ -34,6 +35,8 @@ export interface ScanDoc {
   unsuppressed?: FindingRef[];
   /** Static scans: who signed the package (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
   signing?: ScanSigning | null;
+  /** Static scans: what signing continuity concluded; null for previews and packages not analysed, absent on scans stored before. */
+  signerContinuity?: SignerContinuity | null;
   /** Static scans: what the package holds (docs/scan-evidence.md); null for previews and packages not analysed, absent on scans stored before. */
   inventory?: ScanInventory | null;
   createdAt: Date;
@@ -90,8 +93,8 @@ export class ScansRepo {
   /**
    * The baseline of a scan of a build registered at `before.at`: the latest scan of the same app, engine, platform and
    * package whose build was registered before it (by registration time, then build id: a total order, whatever order
-   * the scans completed in). One indexed read. Scans without buildCreatedAt (stored before baselines existed, or of a
-   * package not analysed) never match.
+   * the scans completed in). One indexed read. Scans without buildCreatedAt (stored before baselines existed, of a
+   * package not analysed, or of a build that is not a release build) never match.
    */
   async baselineFor(key: { appId: string; engine: ScanEngine; platform: Platform; name: string }, before: { at: Date; buildId: string }): Promise<BaselineScan | null> {
     const [latest] = await this.col

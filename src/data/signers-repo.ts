@@ -31,6 +31,15 @@ export interface SignerDoc {
 }
 
 export type SignerKey = Pick<SignerDoc, 'appId' | 'platform' | 'package'>;
+
+/**
+ * What signing continuity concluded about one scanned package, as its scan states it (docs/scan-evidence.md,
+ * "Signing continuity"): `recorded` (a release build's signer became the first record), `unchanged`, `rotated` (a v3
+ * lineage proves it), `changed` (the critical finding), `unrecorded` (no record, and a build that is not a release
+ * build: nothing compared), `unverified` (no verified signer: nothing compared).
+ */
+export type ContinuityVerdict = 'recorded' | 'unchanged' | 'rotated' | 'changed' | 'unrecorded' | 'unverified';
+export type SignerContinuity = { verdict: ContinuityVerdict; releaseBuild: boolean };
 export type SignerFields = Omit<SignerDoc, '_id' | 'appId' | 'platform' | 'package'>;
 
 const idOf = (key: SignerKey) => `${key.appId}:${key.platform}:${key.package}`;

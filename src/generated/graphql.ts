@@ -602,6 +602,8 @@ export type Build = Node & {
   scans: Array<BuildScanSummary>;
   /** Null for a build registered with an API key. */
   provenance?: Maybe<BuildProvenance>;
+  /** A release build: its scans may be later builds' baseline, and it may record its packages' signers (docs/contract.md). */
+  release: Scalars['Boolean']['output'];
   /** The app the build belongs to. */
   app: App;
   /** The newest static scan of this build, or null while none exists. */
@@ -764,6 +766,8 @@ export type ApiKey = Node & {
   name?: Maybe<Scalars['String']['output']>;
   mode: KeyMode;
   scopes: Array<Scalars['String']['output']>;
+  /** Builds registered with this key are release builds (docs/contract.md, Release builds). */
+  releaseBuilds: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
   expiresAt?: Maybe<Scalars['DateTime']['output']>;
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
@@ -796,6 +800,7 @@ export type CreateApiKeyInput = {
   scopes: Array<Scalars['String']['input']>;
   mode?: InputMaybe<KeyMode>;
   name?: InputMaybe<Scalars['String']['input']>;
+  releaseBuilds?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /** An access token for a CI job: what a trusted OIDC token was exchanged for. */
@@ -821,6 +826,8 @@ export type OidcRule = Node & {
   repositoryOwnerId?: Maybe<Scalars['String']['output']>;
   /** GitHub event names allowed to exchange; null: any event but workflow_run. */
   events?: Maybe<Array<Scalars['String']['output']>>;
+  /** Builds registered through this rule are release builds (docs/contract.md, Release builds). */
+  releaseBuilds: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
 };
 
@@ -847,6 +854,7 @@ export type CreateOidcRuleInput = {
   repositoryId?: InputMaybe<Scalars['String']['input']>;
   repositoryOwnerId?: InputMaybe<Scalars['String']['input']>;
   events?: InputMaybe<Array<Scalars['String']['input']>>;
+  releaseBuilds?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /** The claims of a token that trust rules look at, under GitHub's names. Never a token. */
@@ -985,6 +993,8 @@ export type Scan = Node & {
   inventory?: Maybe<ScanInventory>;
   /** Static scans: who signed the package. Null for preview scans and packages that could not be analysed. */
   signing?: Maybe<ScanSigning>;
+  /** Static scans: what signing continuity concluded. Null for previews, packages not analysed, and scans stored before. */
+  signerContinuity?: Maybe<SignerContinuity>;
 };
 
 export type ScanEdge = {
@@ -1068,6 +1078,28 @@ export type IosSigning = {
 
 /** Who signed a scanned package: AndroidSigning or IosSigning, by the scan's platform. */
 export type ScanSigning = AndroidSigning | IosSigning;
+
+/** What signing continuity concluded about a scanned package (docs/scan-evidence.md, Signing continuity). */
+export type ContinuityVerdict =
+  /** A release build's verified signer became the package's first record. */
+  | 'recorded'
+  /** Signed as recorded. */
+  | 'unchanged'
+  /** A v3 lineage proves the rotation from the recorded signer (a release build moves the record; another does not). */
+  | 'rotated'
+  /** Signed otherwise than recorded: the scan holds the critical signer-changed (team-changed) finding. */
+  | 'changed'
+  /** No record for the package, and the build is not a release build: nothing was compared nor recorded. */
+  | 'unrecorded'
+  /** The signature did not verify, or names no signer: nothing was compared nor recorded. */
+  | 'unverified';
+
+export type SignerContinuity = {
+  __typename?: 'SignerContinuity';
+  verdict: ContinuityVerdict;
+  /** Whether the scanned build is a release build: only those record or move a package's signer. */
+  releaseBuild: Scalars['Boolean']['output'];
+};
 
 export type SignerSource =
   /** The first verified static scan of the package (or a scan whose v3 lineage proved a rotation). */
@@ -1476,6 +1508,8 @@ export type ResolversTypes = {
   IosSigner: ResolverTypeWrapper<IosSigner>;
   IosSigning: ResolverTypeWrapper<IosSigning>;
   ScanSigning: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['ScanSigning']>;
+  ContinuityVerdict: ContinuityVerdict;
+  SignerContinuity: ResolverTypeWrapper<SignerContinuity>;
   SignerSource: SignerSource;
   SignerRecord: ResolverTypeWrapper<SignerRecord>;
   RecordSignerInput: RecordSignerInput;
@@ -1572,6 +1606,7 @@ export type ResolversParentTypes = {
   IosSigner: IosSigner;
   IosSigning: IosSigning;
   ScanSigning: ResolversUnionTypes<ResolversParentTypes>['ScanSigning'];
+  SignerContinuity: SignerContinuity;
   SignerRecord: SignerRecord;
   RecordSignerInput: RecordSignerInput;
   StaffIdentity: StaffIdentity;
@@ -1756,6 +1791,7 @@ export type BuildResolvers<ContextType = RequestContext, ParentType extends Reso
   artifact?: Resolver<Maybe<ResolversTypes['Artifact']>, ParentType, ContextType>;
   scans?: Resolver<Array<ResolversTypes['BuildScanSummary']>, ParentType, ContextType>;
   provenance?: Resolver<Maybe<ResolversTypes['BuildProvenance']>, ParentType, ContextType>;
+  release?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   app?: Resolver<ResolversTypes['App'], ParentType, ContextType>;
   latestStaticScan?: Resolver<Maybe<ResolversTypes['Scan']>, ParentType, ContextType>;
   grade?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1821,6 +1857,7 @@ export type ApiKeyResolvers<ContextType = RequestContext, ParentType extends Res
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   mode?: Resolver<ResolversTypes['KeyMode'], ParentType, ContextType>;
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  releaseBuilds?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
@@ -1862,6 +1899,7 @@ export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends R
   repositoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryOwnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   events?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  releaseBuilds?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1966,6 +2004,7 @@ export type ScanResolvers<ContextType = RequestContext, ParentType extends Resol
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
   inventory?: Resolver<Maybe<ResolversTypes['ScanInventory']>, ParentType, ContextType>;
   signing?: Resolver<Maybe<ResolversTypes['ScanSigning']>, ParentType, ContextType>;
+  signerContinuity?: Resolver<Maybe<ResolversTypes['SignerContinuity']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -2029,6 +2068,11 @@ export type IosSigningResolvers<ContextType = RequestContext, ParentType extends
 
 export type ScanSigningResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ScanSigning'] = ResolversParentTypes['ScanSigning']> = {
   __resolveType: TypeResolveFn<'AndroidSigning' | 'IosSigning', ParentType, ContextType>;
+};
+
+export type SignerContinuityResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SignerContinuity'] = ResolversParentTypes['SignerContinuity']> = {
+  verdict?: Resolver<ResolversTypes['ContinuityVerdict'], ParentType, ContextType>;
+  releaseBuild?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type SignerRecordResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['SignerRecord'] = ResolversParentTypes['SignerRecord']> = {
@@ -2203,6 +2247,7 @@ export type Resolvers<ContextType = RequestContext> = {
   IosSigner?: IosSignerResolvers<ContextType>;
   IosSigning?: IosSigningResolvers<ContextType>;
   ScanSigning?: ScanSigningResolvers<ContextType>;
+  SignerContinuity?: SignerContinuityResolvers<ContextType>;
   SignerRecord?: SignerRecordResolvers<ContextType>;
   StaffIdentity?: StaffIdentityResolvers<ContextType>;
   Suppression?: SuppressionResolvers<ContextType>;

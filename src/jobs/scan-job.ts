@@ -63,9 +63,10 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
     return 'deferred';
   }
   const at = deps.clock.now();
-  const key = { appId: job.appId, engine: 'static' as const, target: pending.target, build, pkg: pending.target.name, at, comparable };
+  const key = { appId: job.appId, engine: 'static' as const, target: pending.target, build, pkg: pending.target.name, at, comparable, release: build.release === true };
   const compared = await compareScan(deps, key, pending.findings);
-  await writeStaticScan(deps, scanDoc({ _id: scanId, appId: job.appId, buildId: job.buildId, engine: 'static', target: pending.target, ...compared, signing: pending.signing, inventory: pending.inventory, createdAt: at }));
+  const signerContinuity = pending.signerContinuity ?? null;
+  await writeStaticScan(deps, scanDoc({ _id: scanId, appId: job.appId, buildId: job.buildId, engine: 'static', target: pending.target, ...compared, signing: pending.signing, signerContinuity, inventory: pending.inventory, createdAt: at }));
 }
 
 /** Analyses the build's package in a worker and checks its signer's continuity: what the scan will hold. */
@@ -104,9 +105,12 @@ async function analyse(deps: Deps, job: ScanJobDoc, build: BuildDoc & { artifact
     ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
     : { platform: build.platform, name: await appName(ctx, build.appId), version: build.version };
   // Continuity findings join the analyser's before the scan is scored (scanDoc), so a changed signer lowers the grade.
-  const continuity = named ? await checkSigningContinuity(ctx, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing }) : [];
-  const findings = withFindings(analysis.findings, continuity, LIMITS.findings);
-  return { target, named, findings, signing: named ? analysis.signing : null, inventory: named ? analysis.inventory : null };
+  // Only a release build records or moves the package's signer; any other is compared with the release's record.
+  const release = build.release === true;
+  const continuity = named ? await checkSigningContinuity(ctx, { appId: job.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing, release }) : null;
+  const findings = withFindings(analysis.findings, continuity?.findings ?? [], LIMITS.findings);
+  const signerContinuity = continuity && { verdict: continuity.verdict, releaseBuild: release };
+  return { target, named, findings, signing: named ? analysis.signing : null, signerContinuity, inventory: named ? analysis.inventory : null };
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */
@@ -121,8 +125,8 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
   const findings = [interrupted ? interruptedFinding() : incompleteFinding(countedAttempts(job))];
   // Compared with nothing and never a baseline, but suppressions are matched like any scan's (none applies to these).
   const at = deps.clock.now();
-  const compared = await compareScan(deps, { appId: job.appId, engine: 'static', target, build: { _id: job.buildId, createdAt: build?.createdAt ?? at }, pkg: target.name, at, comparable: false }, findings);
-  await writeStaticScan(deps, scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, ...compared, signing: null, inventory: null, createdAt: at }));
+  const compared = await compareScan(deps, { appId: job.appId, engine: 'static', target, build: { _id: job.buildId, createdAt: build?.createdAt ?? at }, pkg: target.name, at, comparable: false, release: false }, findings);
+  await writeStaticScan(deps, scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, ...compared, signing: null, signerContinuity: null, inventory: null, createdAt: at }));
 }
 
 /** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */

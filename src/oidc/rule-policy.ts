@@ -14,6 +14,8 @@ export interface RuleInput {
   repositoryId?: string | null;
   repositoryOwnerId?: string | null;
   events?: string[] | null;
+  /** Builds registered through the rule are release builds (docs/contract.md, "Release builds"). */
+  releaseBuilds?: boolean | null;
 }
 
 const OWNER = /^[A-Za-z0-9-]{1,39}$/;

@@ -10,6 +10,7 @@ import { receiveUpload } from '../uploads/receive-upload';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import type { BuildProvenance } from './builds/provenance';
 import { recordLatestBuild } from './builds/latest-build';
+import { isReleaseBuild } from './builds/release';
 
 export { toArtifactView, type ArtifactView } from './builds/view';
 
@@ -94,6 +95,7 @@ export async function createBuild(ctx: RequestContext, input: CreateBuildInput):
         }
       : null,
     provenance,
+    release: await isReleaseBuild(ctx, appId, provenance),
   };
   await ctx.repos.builds.insert(doc);
   await recordLatestBuild(ctx, doc);

@@ -14,6 +14,8 @@ export interface CreateKeyInput {
   scopes: string[];
   mode: 'live' | 'test';
   name?: string | null;
+  /** Builds registered with the key are release builds (docs/contract.md, "Release builds"). */
+  releaseBuilds?: boolean | null;
 }
 
 /** Creates an API key. The full key (with its secret) is returned here once; only a hash of the secret is kept. */
@@ -38,12 +40,13 @@ export async function createApiKey(ctx: RequestContext, input: CreateKeyInput): 
     scopes: [...new Set(input.scopes)],
     mode: input.mode,
     secretHash: sha256Hex(secret),
+    releaseBuilds: input.releaseBuilds ?? false,
     createdAt: deps.clock.now(),
     expiresAt: null,
     revokedAt: null,
   };
   await deps.repos.apiKeys.insert(doc);
-  await recordAction(ctx, { action: 'api_key.created', resource: `api_key:${id}`, appId: app._id, details: { scopes: doc.scopes.join(' '), mode: doc.mode } });
+  await recordAction(ctx, { action: 'api_key.created', resource: `api_key:${id}`, appId: app._id, details: { scopes: doc.scopes.join(' '), mode: doc.mode, releaseBuilds: doc.releaseBuilds ?? false } });
   return { doc, key: formatApiKey(input.mode, id, secret) };
 }
 

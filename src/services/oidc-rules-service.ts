@@ -23,6 +23,7 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     repositoryId: input.repositoryId ?? null,
     repositoryOwnerId: input.repositoryOwnerId ?? null,
     events: input.events ?? null,
+    releaseBuilds: input.releaseBuilds ?? false,
     createdAt: ctx.clock.now(),
   });
   if (!doc) throw validationFailed([{ pointer: '', message: `an app has at most ${MAX_RULES_PER_APP} trust rules` }], 'The app has too many trust rules.');
@@ -31,7 +32,7 @@ export async function createOidcRule(ctx: RequestContext, appId: string, input: 
     action: 'oidc.rule_created',
     ruleId: doc._id,
     actor: actorOf(ctx),
-    details: { subjectPattern: doc.subjectPattern, scopes: doc.scopes.join(' ') },
+    details: { subjectPattern: doc.subjectPattern, scopes: doc.scopes.join(' '), releaseBuilds: doc.releaseBuilds ?? false },
   });
   return doc;
 }

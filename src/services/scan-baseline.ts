@@ -20,6 +20,12 @@ export interface CompareKey {
   at: Date;
   /** False for a package that was not analysed: compared with nothing, and never a baseline (no buildCreatedAt). */
   comparable: boolean;
+  /**
+   * Whether the build is a release build (src/services/builds/release.ts). Every build is compared with the latest
+   * earlier release build's scan; only a release build's scan is kept as a baseline (no buildCreatedAt otherwise), so
+   * a branch job cannot make its findings read as `existing` in the release.
+   */
+  release: boolean;
 }
 
 /**
@@ -38,7 +44,7 @@ export async function compareScan(deps: Repos, key: CompareKey, findings: readon
   return {
     ...compared,
     baseline: baseline && { scanId: baseline._id, buildId: baseline.buildId },
-    ...(key.comparable ? { buildCreatedAt: key.build.createdAt } : {}),
+    ...(key.comparable && key.release ? { buildCreatedAt: key.build.createdAt } : {}),
   };
 }
 
@@ -49,15 +55,16 @@ export async function compareScan(deps: Repos, key: CompareKey, findings: readon
 const UNFINISHED_JOBS_READ = 200;
 
 /**
- * Whether a build of the same app and platform registered before this one (by createdAt, then id) still has its
- * static scan to make: its scan may be this one's baseline, so this one waits for it (a deferral), whatever order
- * the analyses finished in. The earlier job always ends: its last attempt writes a scan.
+ * Whether a release build of the same app and platform registered before this one (by createdAt, then id) still has
+ * its static scan to make: its scan may be this one's baseline, so this one waits for it (a deferral), whatever order
+ * the analyses finished in. Other builds' scans are never baselines: nothing waits for them. The earlier job always
+ * ends: its last attempt writes a scan.
  */
 export async function earlierScanPending(deps: Repos, job: Pick<ScanJobDoc, '_id' | 'appId'>, build: Pick<BuildDoc, '_id' | 'createdAt' | 'platform'>): Promise<boolean> {
   const unfinished = await deps.repos.scanJobs.unfinishedOfApp(job.appId, job._id, UNFINISHED_JOBS_READ);
   if (!unfinished.length) return false;
   const builds = await deps.repos.builds.findManyForApp(job.appId, unfinished.map((j) => j.buildId));
   return builds.some(
-    (b) => b.platform === build.platform && (b.createdAt < build.createdAt || (b.createdAt.getTime() === build.createdAt.getTime() && b._id < build._id)),
+    (b) => b.release === true && b.platform === build.platform && (b.createdAt < build.createdAt || (b.createdAt.getTime() === build.createdAt.getTime() && b._id < build._id)),
   );
 }

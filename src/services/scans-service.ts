@@ -51,11 +51,11 @@ export async function createPreviewScan(ctx: RequestContext, build: BuildDoc): P
   });
   const target = { platform: build.platform, name: await appName(ctx, build.appId), version: build.version };
   const createdAt = ctx.clock.now();
-  // Against the preview of the app's previous build of the platform (by registration time); previews name no
-  // package, so their fingerprints are of the app and platform.
+  // Against the preview of the app's previous release build of the platform (by registration time); previews name
+  // no package, so their fingerprints are of the app and platform.
   const compared = await compareScan(
     ctx,
-    { appId: build.appId, engine: 'preview', target, build, pkg: previewPackage(build.appId, build.platform), at: createdAt, comparable: true },
+    { appId: build.appId, engine: 'preview', target, build, pkg: previewPackage(build.appId, build.platform), at: createdAt, comparable: true, release: build.release === true },
     findings,
   );
   const doc = scanDoc({
@@ -66,6 +66,7 @@ export async function createPreviewScan(ctx: RequestContext, build: BuildDoc): P
     target,
     ...compared,
     signing: null, // a preview reads no package: nothing is signed yet
+    signerContinuity: null,
     createdAt,
   });
   await ctx.repos.scans.insertOnce(doc);

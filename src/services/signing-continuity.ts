@@ -2,10 +2,11 @@
  * Signing continuity (docs/scan-evidence.md): the first verified static scan of a package records who signed it; a
  * later verified package signed otherwise is a critical finding, unless a v3 lineage proves the rotation from the
  * recorded signer (a low finding, and the record moves). Unverified signatures never record nor move anything: an
- * attacker's broken package must not become the reference.
+ * attacker's broken package must not become the reference. Nor do builds that are not release builds
+ * (src/services/builds/release.ts): a branch job is compared with the release's record, and never writes it.
  */
 import type { RequestContext } from './context';
-import type { SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
+import type { ContinuityVerdict, SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
 import type { Finding } from '../scan';
 import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/model/types';
 
@@ -45,7 +46,12 @@ function rotationProven(signing: ScanSigning, recorded: SignerDoc, observed: Obs
 export interface ContinuityInput extends SignerKey {
   scanId: string;
   signing: ScanSigning | null;
+  /** Whether the scanned build is a release build: only those record or move the package's signer. */
+  release: boolean;
 }
+
+/** The findings to add to the scan, and the verdict the scan states. */
+export type ContinuityResult = { findings: Finding[]; verdict: ContinuityVerdict };
 
 /** How many compare-and-set rounds a scan tries when others move the record under it (each loss means progress). */
 const MAX_ROUNDS = 3;
@@ -54,27 +60,43 @@ const MAX_ROUNDS = 3;
  * Checks the package's signer against the recorded one, records or moves it, and returns the findings to add to the
  * scan (before it is scored). A retried job meets its own earlier record (same scan id) and reports the same.
  */
-export async function checkSigningContinuity(ctx: RequestContext, input: ContinuityInput): Promise<Finding[]> {
+export async function checkSigningContinuity(ctx: RequestContext, input: ContinuityInput): Promise<ContinuityResult> {
   const observed = observedSigner(input.signing);
-  if (!observed || !input.signing || !input.package) return [];
+  if (!observed || !input.signing || !input.package) return { findings: [], verdict: 'unverified' };
   const key: SignerKey = { appId: input.appId, platform: input.platform, package: input.package };
   const fields = (rotatedFrom: string | null): SignerFields => ({
     ...observed, source: 'scan', scanId: input.scanId, reason: null, rotatedFrom, recordedAt: ctx.clock.now(),
   });
+  if (!input.release) return compareWithRecord(ctx, key, input, input.signing, observed);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     // Insert first, never find-then-insert: the unique key lets exactly one of concurrent first scans record.
-    if (await ctx.repos.signers.insertFirst(key, fields(null))) return [];
+    if (await ctx.repos.signers.insertFirst(key, fields(null))) return { findings: [], verdict: 'recorded' };
     const recorded = await ctx.repos.signers.find(key);
     if (!recorded) continue; // removed in between: try to record again
-    if (recorded.scanId === input.scanId) return recorded.rotatedFrom ? [rotatedFinding(input.package, recorded.rotatedFrom, observed)] : [];
-    if (recorded.identity === observed.identity) return [];
-    if (!rotationProven(input.signing, recorded, observed)) return [changedFinding(input, recorded, observed)];
+    if (recorded.scanId === input.scanId) {
+      return recorded.rotatedFrom ? { findings: [rotatedFinding(input.package, recorded.rotatedFrom, observed)], verdict: 'rotated' } : { findings: [], verdict: 'recorded' };
+    }
+    if (recorded.identity === observed.identity) return { findings: [], verdict: 'unchanged' };
+    if (!rotationProven(input.signing, recorded, observed)) return { findings: [changedFinding(input, recorded, observed)], verdict: 'changed' };
     if (await ctx.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256))) {
-      return [rotatedFinding(input.package, recorded.sha256!, observed)];
+      return { findings: [rotatedFinding(input.package, recorded.sha256!, observed)], verdict: 'rotated' };
     }
     // Another scan moved it first: compare with what it recorded.
   }
   throw new Error(`the signer record of ${input.package} kept changing during the scan`);
+}
+
+/**
+ * A build that is not a release build is compared with the package's record and never writes it: without a record
+ * it gets no verdict (`unrecorded`), so a branch job cannot claim a package's first signer and block the release. A
+ * lineage proving the rotation from the record is no change, but only a release build moves the record.
+ */
+async function compareWithRecord(ctx: RequestContext, key: SignerKey, input: ContinuityInput, signing: ScanSigning, observed: ObservedSigner): Promise<ContinuityResult> {
+  const recorded = await ctx.repos.signers.find(key);
+  if (!recorded) return { findings: [], verdict: 'unrecorded' };
+  if (recorded.identity === observed.identity) return { findings: [], verdict: 'unchanged' };
+  if (rotationProven(signing, recorded, observed)) return { findings: [], verdict: 'rotated' };
+  return { findings: [changedFinding(input, recorded, observed)], verdict: 'changed' };
 }
 
 /** A digest short enough to read, long enough (64 bits) not to be mistaken for another. */

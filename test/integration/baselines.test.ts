@@ -5,7 +5,10 @@
 // expired (the service clock moves) or deleted, the next scan counts it again, lists it in `unsuppressed`, and the
 // scan.completed webhook says so. Signature findings cannot be suppressed; bad bodies are 422 problems with field
 // errors; another app's id is 404. A scan stored before fingerprints answers nulls and is never a baseline. Two
-// instances racing two builds of one package each pick the baseline by registration order.
+// instances racing two builds of one package each pick the baseline by registration order. Only release builds set
+// the baseline: a branch build (a key that is not a release key) is compared with the latest release build's scan and
+// is never a later build's baseline, static or preview. A suppression by fingerprint accepts only a finding of its own
+// rule: the fingerprint of another rule's finding with the wrong findingId hides nothing.
 import { MongoClient } from 'mongodb';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
@@ -20,14 +23,16 @@ jest.setTimeout(300_000);
 
 let h: Harness;
 let appId: string;
-let key: string;
+let key: string; // a release key
+let branchKey: string; // builds and scans, not a release key: a branch job's
 let reader: string; // rules:read only
 let otherKey: string;
 
 beforeAll(async () => {
   h = await startHarness({ jobs: false });
   appId = (await h.newApp('scale')).appId;
-  key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:read', 'rules:write'])).key;
+  key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:read', 'rules:write'], 'live', { releaseBuilds: true })).key;
+  branchKey = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'])).key;
   reader = (await h.newKey(appId, ['rules:read', 'scans:read'])).key;
   otherKey = (await h.newKey((await h.newApp('scale')).appId, ['rules:read', 'rules:write'])).key;
 });
@@ -43,10 +48,11 @@ const apk = (pkg: string, activities: string[], versionName = '1.0.0') =>
   buildApk({ manifest: androidManifest({ packageName: pkg, versionName, minSdk: 24, targetSdk: 35, body: activities.map(exported).join('') }), sign: 'release', schemes: { v1: false, v2: true, v3: false } });
 const newPackage = () => `com.example.baseline${++packages}`;
 
-/** Registers and uploads a package, runs its job (and any it waited for) here, and returns its static scan (REST). */
-async function staticScanOf(file: string): Promise<any> {
+/** Registers and uploads a package (release key unless told), runs its job (and any it waited for) here, and returns its static scan (REST). */
+async function staticScanOf(file: string, credential = key): Promise<any> {
   h.clock.advance(1_000);
-  const build = await uploadPackage(h, key, file, 'android');
+  const build = await uploadPackage(h, credential, file, 'android');
+  expect(build.release).toBe(credential === key);
   while (await h.jobs.runDue()) {
     /* run every due job */
   }
@@ -100,7 +106,60 @@ describe('fingerprints, status and the diff', () => {
   });
 });
 
+describe('release builds set the baseline', () => {
+  it('a branch build is compared with the release before it and is never a baseline; the next release build is compared with the release', async () => {
+    const pkg = newPackage();
+    const release1 = await staticScanOf(await apk(pkg, ['Alpha'], '1.0.0'));
+    const branch = await staticScanOf(await apk(pkg, ['Alpha', 'Beta'], '1.1.0-feature'), branchKey);
+    expect(branch.baseline).toEqual({ scanId: release1.id, buildId: expect.any(String) });
+    const beta = byLocation(branch, 'android.exported-activity').find((f: any) => f.detail.includes('.Beta'));
+    expect(beta.status).toBe('new');
+
+    // Had the branch build set the baseline, Beta would read as existing here.
+    const release2 = await staticScanOf(await apk(pkg, ['Alpha', 'Beta'], '1.1.0'));
+    expect(release2.baseline).toEqual({ scanId: release1.id, buildId: expect.any(String) });
+    expect(byLocation(release2, 'android.exported-activity').find((f: any) => f.fingerprint === beta.fingerprint).status).toBe('new');
+    expect(release2.diff).toMatchObject({ new: 1 });
+
+    // A release build does set it: the next branch build is compared with release2.
+    const branch2 = await staticScanOf(await apk(pkg, ['Alpha', 'Beta'], '1.2.0-feature'), branchKey);
+    expect(branch2.baseline).toEqual({ scanId: release2.id, buildId: expect.any(String) });
+    expect(branch2.findings.every((f: any) => f.status === 'existing')).toBe(true);
+  });
+
+  it('a branch build\'s preview is never the next preview\'s baseline', async () => {
+    const release = await registerBuild(h, key, { platform: 'ios', version: '5.0.0', commit: null });
+    h.clock.advance(1_000);
+    const branch = await registerBuild(h, branchKey, { platform: 'ios', version: '5.1.0-debug', commit: null });
+    expect([release.release, branch.release]).toEqual([true, false]);
+    h.clock.advance(1_000);
+    const next = await registerBuild(h, key, { platform: 'ios', version: '5.1.0-debug', commit: null });
+    const branchPreview = (await getScan(h, key, branch.scans[0].id)).body;
+    const nextPreview = (await getScan(h, key, next.scans[0].id)).body;
+    expect(branchPreview.baseline).toEqual({ scanId: release.scans[0].id, buildId: release.id });
+    expect(nextPreview.baseline).toEqual({ scanId: release.scans[0].id, buildId: release.id });
+    expect(nextPreview.findings.find((f: any) => f.id === 'preview.version-debug')).toMatchObject({ status: 'new' });
+  });
+});
+
 describe('suppressions', () => {
+  it('by fingerprint, match the findingId too: another rule\'s fingerprint hides nothing', async () => {
+    const pkg = newPackage();
+    const first = await staticScanOf(await apk(pkg, ['Alpha']));
+    const alpha = byLocation(first, 'android.exported-activity')[0];
+    const wrong = await readJson(await suppress({ findingId: 'android.allow-backup', fingerprint: alpha.fingerprint, reason: 'Recorded against the wrong rule', expiresAt: days(30) }));
+    expect(wrong).toMatchObject({ findingId: 'android.allow-backup', fingerprint: alpha.fingerprint });
+    const second = await staticScanOf(await apk(pkg, ['Alpha'], '1.0.1'));
+    const alpha2 = second.findings.find((f: any) => f.fingerprint === alpha.fingerprint);
+    expect(alpha2).toMatchObject({ id: 'android.exported-activity', suppressed: null });
+    expect(second.findings.filter((f: any) => f.suppressed?.id === wrong.id)).toEqual([]);
+    expect({ score: second.score, grade: second.grade }).toEqual(scoreAndGrade(second.findings));
+    // The same fingerprint under its own rule accepts it.
+    const right = await readJson(await suppress({ findingId: alpha.id, fingerprint: alpha.fingerprint, reason: 'Partner entry point', expiresAt: days(30) }));
+    const third = await staticScanOf(await apk(pkg, ['Alpha'], '1.0.2'));
+    expect(third.findings.find((f: any) => f.fingerprint === alpha.fingerprint).suppressed).toMatchObject({ id: right.id });
+  });
+
   it('accepts a finding by fingerprint and a rule by id: listed with suppressed, no penalty, audited; expiry and deletion bring them back', async () => {
     const pkg = newPackage();
     const webhook = await h.api(`/v1/apps/${appId}/webhooks`, { method: 'POST', headers: json(key), body: JSON.stringify({ url: 'https://hooks.example.com/scans', events: ['scan.completed'], gradeBelow: 'F' }) });

@@ -4,7 +4,10 @@
 // and the record stays; a v3 lineage (apksigner rotate) proves a rotation: low android.signer-rotated, and the record
 // moves; an operator's re-key (POST, audited signer.recorded) makes the new signer pass; unverified signatures never
 // record; concurrent first scans of one package, on two instances, record exactly one signer; another app's id is
-// 404, a key without the scope 403, a bad body a 422 naming its fields.
+// 404, a key without the scope 403, a bad body a 422 naming its fields. Only release builds record: a branch build
+// (a key that is not a release key) of a package with no record gets no verdict (`unrecorded`) and records nothing,
+// so the release build after it records its own signer; a branch build signed otherwise than the release's record
+// gets android.signer-changed and leaves the record as it was.
 import { MongoClient } from 'mongodb';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures, keystore } from '../fixtures/build-packages';
@@ -22,7 +25,8 @@ import { operatorContext } from '../../src/services/operator-context';
 
 let h: Harness;
 let appId: string;
-let key: string; // builds, scans and rules
+let key: string; // builds, scans and rules; a release key
+let branchKey: string; // builds and scans, not a release key: a branch job's
 let readOnly: string; // builds:read and scans:read: may list signers, not record one
 let scansOnly: string; // no builds:read: may not list them
 let otherKey: string; // another app, every scope
@@ -32,7 +36,8 @@ beforeAll(async () => {
   // No background runner: each test runs the jobs it queued, so it knows which scan ran when.
   h = await startHarness({ jobs: false });
   appId = (await h.newApp('scale')).appId;
-  key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:read', 'rules:write'])).key;
+  key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:read', 'rules:write'], 'live', { releaseBuilds: true })).key;
+  branchKey = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'])).key;
   readOnly = (await h.newKey(appId, ['builds:read', 'scans:read'])).key;
   scansOnly = (await h.newKey(appId, ['scans:read', 'rules:write'])).key;
   const other = await h.newApp('scale');
@@ -51,12 +56,13 @@ const releaseApk = () =>
   buildApk({ manifest: androidManifest({ packageName: `com.example.signers${++packages}`, minSdk: 24, targetSdk: 36 }), sign: 'release', schemes: { v1: true, v2: true, v3: true } });
 const packageOf = (scan: any): string => scan.target.name;
 
-/** Uploads a package, runs its static scan here and now, and returns that scan as REST shows it. */
-async function staticScanOf(file: string): Promise<any> {
+/** Uploads a package (with the release key unless told), runs its static scan here and now, and returns that scan as REST shows it. */
+async function staticScanOf(file: string, credential = key): Promise<any> {
   h.clock.advance(1_000); // each build after the previous one
-  const build = await uploadPackage(h, key, file, 'android');
+  const build = await uploadPackage(h, credential, file, 'android');
   expect(await h.jobs.runDue()).toBe(true);
   const read = await readJson(await h.api(`/v1/builds/${build.id}`, { headers: bearer(key) }));
+  expect(read.release).toBe(credential === key);
   const summary = read.scans.find((s: any) => s.engine === 'static');
   const { status, body } = await getScan(h, key, summary.id);
   expect(status).toBe(200);
@@ -177,6 +183,61 @@ describe('signing continuity', () => {
     const scan = await staticScanOf(apk);
     expect(scan.signing === null || scan.signing.verified === false).toBe(true);
     expect((await listSigners(key, appId, packageOf(scan))).body.data).toEqual([]);
+    expect(scan.signerContinuity).toEqual({ verdict: 'unverified', releaseBuild: true });
+  });
+});
+
+describe('release builds and signing continuity', () => {
+  it('a branch build records no signer (no verdict, stated in the scan); the release build after it records its own', async () => {
+    const apk = await releaseApk();
+    const strangerApk = await resignApk(apk, await otherKeystore('stranger'));
+    // A branch job signed with another key comes first: it must not become the package's reference.
+    const branch = await staticScanOf(strangerApk, branchKey);
+    expect(branch.signerContinuity).toEqual({ verdict: 'unrecorded', releaseBuild: false });
+    expect(ids(branch)).not.toContain('android.signer-changed');
+    expect((await listSigners(key, appId, packageOf(branch))).body.data).toEqual([]);
+
+    const release = await staticScanOf(apk);
+    expect(release.signerContinuity).toEqual({ verdict: 'recorded', releaseBuild: true });
+    expect(ids(release)).not.toContain('android.signer-changed');
+    const [sha256] = await printedSigners(apk);
+    expect((await listSigners(key, appId, packageOf(release))).body.data).toEqual([expect.objectContaining({ sha256, scanId: release.id })]);
+  });
+
+  it('a branch build signed otherwise than the release record gets android.signer-changed; the record stays', async () => {
+    const apk = await releaseApk();
+    const release = await staticScanOf(apk);
+    const sameKey = await staticScanOf(apk, branchKey);
+    expect(sameKey.signerContinuity).toEqual({ verdict: 'unchanged', releaseBuild: false });
+    expect(ids(sameKey)).not.toContain('android.signer-changed');
+
+    const stranger = await staticScanOf(await resignApk(apk, await otherKeystore('stranger')), branchKey);
+    expect(stranger.signerContinuity).toEqual({ verdict: 'changed', releaseBuild: false });
+    expect(finding(stranger, 'android.signer-changed')).toMatchObject({ severity: 'critical' });
+    expect(finding(stranger, 'android.signer-changed').detail).toContain(`recorded from scan ${release.id}`);
+    expect((await listSigners(key, appId, packageOf(release))).body.data).toEqual([expect.objectContaining({ scanId: release.id, sha256: release.signing.signers[0].sha256 })]);
+  });
+
+  it('a branch build never moves the record, even on a proven rotation (no finding), while a release build does', async () => {
+    const apk = await releaseApk();
+    const release = await staticScanOf(apk);
+    const rotated = await rotateApk(apk, await keystore('release'), await otherKeystore('rotated'));
+    const branch = await staticScanOf(rotated, branchKey);
+    expect(branch.signerContinuity).toEqual({ verdict: 'rotated', releaseBuild: false });
+    expect(ids(branch)).not.toContain('android.signer-changed');
+    expect(ids(branch)).not.toContain('android.signer-rotated');
+    expect((await listSigners(key, appId, packageOf(release))).body.data[0]).toMatchObject({ scanId: release.id });
+    const moved = await staticScanOf(rotated);
+    expect(moved.signerContinuity).toEqual({ verdict: 'rotated', releaseBuild: true });
+    expect((await listSigners(key, appId, packageOf(release))).body.data[0]).toMatchObject({ scanId: moved.id });
+  });
+
+  it('compares a branch check with the record through the service, and never writes one', async () => {
+    const pkg = `com.example.branch${++packages}`;
+    const signing: AndroidSigning = { verified: true, schemes: ['v2'], signers: [{ sha256: '1'.repeat(64), subject: 'CN=x', notAfter: '2050-01-01T00:00:00.000Z', keyAlgorithm: 'RSA', keyBits: 3072 }], lineage: [] };
+    const ctx = operatorContext(h.deps, null);
+    expect(await checkSigningContinuity(ctx, { appId, platform: 'android', package: pkg, scanId: 'scn_branch1xx', signing, release: false })).toEqual({ findings: [], verdict: 'unrecorded' });
+    expect(await h.deps.repos.signers.find({ appId, platform: 'android', package: pkg })).toBeNull();
   });
 });
 
@@ -229,26 +290,27 @@ describe('concurrent first scans of one package', () => {
     });
     const pkg = `com.example.race${++packages}`;
     const results = await Promise.all(
-      shas.map((sha, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_race${i}xx`, signing: android(sha) })),
+      shas.map((sha, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_race${i}xx`, signing: android(sha), release: true })),
     );
     const [record] = (await listSigners(key, appId, pkg)).body.data;
     const winner = shas.indexOf(record.sha256);
     expect(winner).toBeGreaterThanOrEqual(0);
-    results.forEach((found, i) => expect(found.map((f) => f.id)).toEqual(i === winner ? [] : ['android.signer-changed']));
+    results.forEach((found, i) => expect(found.findings.map((f) => f.id)).toEqual(i === winner ? [] : ['android.signer-changed']));
+    results.forEach((found, i) => expect(found.verdict).toBe(i === winner ? 'recorded' : 'changed'));
 
     // Two rotations from the recorded signer race: one moves the record, the other is compared with the moved one.
     const [to1, to2] = ['a'.repeat(64), 'b'.repeat(64)];
-    const moves = await Promise.all([to1, to2].map((to, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_move${i}xx`, signing: android(to, [record.sha256, to]) })));
+    const moves = await Promise.all([to1, to2].map((to, i) => checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'android', package: pkg, scanId: `scn_move${i}xx`, signing: android(to, [record.sha256, to]), release: true })));
     const moved = (await listSigners(key, appId, pkg)).body.data[0];
     expect([to1, to2]).toContain(moved.sha256);
-    expect(moves.map((m) => m.map((f) => f.id)).sort()).toEqual([['android.signer-changed'], ['android.signer-rotated']]);
+    expect(moves.map((m) => m.findings.map((f) => f.id)).sort()).toEqual([['android.signer-changed'], ['android.signer-rotated']]);
   });
 });
 
 describe('iOS team continuity (the service, with seals as the analyser reports them)', () => {
   const seal = (teamId: string | null, leaf: string, verified = true): IosSigning => ({ verified, teamId, signers: [{ sha256: leaf, subject: `OU=${teamId}`, notAfter: '2050-01-01T00:00:00.000Z' }] });
-  const check = (pkg: string, signing: IosSigning, scanId = `scn_ios${Math.random().toString(36).slice(2, 10)}`) =>
-    checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'ios', package: pkg, scanId, signing });
+  const check = async (pkg: string, signing: IosSigning, scanId = `scn_ios${Math.random().toString(36).slice(2, 10)}`) =>
+    (await checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'ios', package: pkg, scanId, signing, release: true })).findings;
 
   it('records the team; a new leaf of that team passes, another team is critical ios.team-changed; unverified never records', async () => {
     const pkg = `com.example.ios${++packages}`;

@@ -27,7 +27,8 @@ export interface Harness {
   /** fetch relative to the server, e.g. api('/v1/whoami', { headers }) */
   api(path: string, init?: RequestInit): Promise<Response>;
   newApp(plan?: string): Promise<{ appId: string }>;
-  newKey(appId: string, scopes: Scope[], mode?: 'live' | 'test'): Promise<{ id: string; key: string }>;
+  /** An API key; `releaseBuilds`: a release key, whose builds are release builds (docs/contract.md, "Release builds"). */
+  newKey(appId: string, scopes: Scope[], mode?: 'live' | 'test', options?: { releaseBuilds?: boolean }): Promise<{ id: string; key: string }>;
   newStaff(role: 'support' | 'admin'): Promise<string>;
   /** The static-scan job runner (polling every 50 ms unless started with `jobs: false`). */
   jobs: JobRunner;
@@ -96,8 +97,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     api: (path, init) => fetch(`${baseUrl}${path}`, init),
     newApp: async (plan = 'startup') => ({ appId: (await createApp(operatorContext(deps), { name: 'test app', plan }))._id }),
-    newKey: async (appId, scopes, mode = 'live') => {
-      const created = await createApiKey(operatorContext(deps), { appId, scopes, mode });
+    newKey: async (appId, scopes, mode = 'live', options = {}) => {
+      const created = await createApiKey(operatorContext(deps), { appId, scopes, mode, releaseBuilds: options.releaseBuilds ?? false });
       return { id: created.doc._id, key: created.key };
     },
     newStaff: async (role) => (await createStaff(operatorContext(deps), role)).token,

@@ -707,6 +707,13 @@ export interface components {
             scans: components["schemas"]["BuildScan"][];
             /** @description Verified claims of the CI job whose access token registered the build; null for API-key builds. */
             provenance?: components["schemas"]["BuildProvenance"] | null;
+            /**
+             * @description Whether this is a release build, decided when it was registered: one registered with an API key created
+             *     as a release key, or by a CI job through a trust rule with `releaseBuilds` (while the app has no such
+             *     rule, a CI job whose verified `ref` is `refs/heads/main` or `refs/heads/master`). Only a release
+             *     build's scans are later builds' baseline, and only a release build records or moves a package's signer.
+             */
+            release: boolean;
         };
         /** @description Claims of the job's verified OIDC token (GitHub Actions names in parentheses). */
         BuildProvenance: {
@@ -904,6 +911,13 @@ export interface components {
              */
             signing: components["schemas"]["AndroidSigning"] | components["schemas"]["IosSigning"] | null;
             /**
+             * @description Static scans: what signing continuity concluded (`verdict`), and whether the build is a release build,
+             *     the only kind that records or moves a package's signer. `unrecorded`: no signer is recorded for the
+             *     package and this build is not a release build, so nothing was compared. Null for previews, packages not
+             *     analysed, and scans stored before.
+             */
+            signerContinuity: components["schemas"]["SignerContinuity"] | null;
+            /**
              * @description Static scans: what the package holds (native libraries, requested permissions, recognised third-party
              *     SDKs). Null for preview scans and for packages that could not be analysed. As a CycloneDX document:
              *     `GET /v1/scans/{id}/sbom`.
@@ -911,6 +925,11 @@ export interface components {
             inventory: components["schemas"]["ScanInventory"] | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        SignerContinuity: {
+            /** @enum {string} */
+            verdict: "recorded" | "unchanged" | "rotated" | "changed" | "unrecorded" | "unverified";
+            releaseBuild: boolean;
         };
         ScanInventory: {
             /** @description Android, every `lib/<abi>/*.so`; iOS, every Mach-O file of the bundle, one entry per architecture. */
@@ -1063,6 +1082,14 @@ export interface components {
              *     `pull_request*` event) are never exchanged: listing one is 422.
              */
             events?: string[];
+            /**
+             * @description Builds registered by jobs this rule admits are release builds: their scans are later builds' baseline
+             *     and they record the packages' signers. Give it to the rule of the release workflow (a `ref:` of the
+             *     release branch or tags, or a protected `environment:`). While no rule of the app has it, a job whose
+             *     verified `ref` is `refs/heads/main` or `refs/heads/master` registers release builds.
+             * @default false
+             */
+            releaseBuilds: boolean;
         };
         OidcRule: {
             id: string;
@@ -1075,6 +1102,8 @@ export interface components {
             repositoryOwnerId: string | null;
             /** @description The events allowlist; null when the rule has none (any event but `workflow_run`). */
             events: string[] | null;
+            /** @description Builds registered through this rule are release builds. */
+            releaseBuilds: boolean;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1842,7 +1871,8 @@ export interface operations {
                      *           "grade": "B+",
                      *           "score": 86
                      *         }
-                     *       ]
+                     *       ],
+                     *       "release": false
                      *     }
                      */
                     "application/json": components["schemas"]["Build"];
@@ -2187,6 +2217,7 @@ export interface operations {
                      *       "fixedFindings": [],
                      *       "unsuppressed": [],
                      *       "signing": null,
+                     *       "signerContinuity": null,
                      *       "inventory": null,
                      *       "createdAt": "2025-03-14T09:26:53Z"
                      *     }
@@ -2351,7 +2382,8 @@ export interface operations {
                  *         "builds:write",
                  *         "builds:read"
                  *       ],
-                 *       "repositoryId": "123456789"
+                 *       "repositoryId": "123456789",
+                 *       "releaseBuilds": true
                  *     }
                  */
                 "application/json": components["schemas"]["OidcRuleCreate"];
@@ -2382,6 +2414,7 @@ export interface operations {
                      *       "repositoryId": "123456789",
                      *       "repositoryOwnerId": null,
                      *       "events": null,
+                     *       "releaseBuilds": true,
                      *       "createdAt": "2025-03-14T08:00:00Z"
                      *     }
                      */
