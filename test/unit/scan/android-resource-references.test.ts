@@ -1,7 +1,7 @@
 // Protects: manifest attributes written as resource references (@bool, @integer, @string, @xml) are resolved through
-// resources.arsc before the rules read them, taking the default configuration's value (else the first
-// configuration's), following chains as the platform does; the expected value of every attribute is aapt's reading of
-// the same package. Hostile tables (truncated, mutated, self-referencing, oversized) end in a value, a refusal or a
+// resources.arsc before the rules read them, in every configuration (a flag is judged by its worst value, another
+// rule attribute that differs between configurations is unreadable), following chains as the platform does; the
+// expected value of every attribute is aapt's reading of the same package. Hostile tables (truncated, mutated, self-referencing, oversized) end in a value, a refusal or a
 // limit, never a hang.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { LimitExceededError, UnreadablePackageError } from '../../../src/scan/st
 import { LIMITS } from '../../../src/scan/static/package/limits';
 import { ProtoResourceTable } from '../../../src/scan/static/android/proto-resource-table';
 import { MAX_REFERENCE_HOPS, ResourceTable } from '../../../src/scan/static/android/resource-table';
-import { AAPT_TYPE, aaptAttribute, aaptBool, aaptInt, buildResourceAab, buildResourceApk, cleanupResourceFixtures, type ResFiles } from '../../fixtures/resource-packages';
+import { AAPT_TYPE, aaptAttribute, aaptAttributeValues, aaptBool, aaptInt, buildResourceAab, buildResourceApk, cleanupResourceFixtures, type ResFiles } from '../../fixtures/resource-packages';
 import { stringPoolChunk, utf16Strings } from './craft';
 import { ids, only, scan } from './helpers';
 
@@ -61,14 +61,48 @@ describe('manifest attributes given as resource references (APK)', () => {
     expect(ids(await scan(apk)).includes('android.debuggable')).toBe(expected);
   });
 
-  it('takes the first configuration when the default configuration has no value', async () => {
+  it('judges every configuration when the default configuration has no value', async () => {
     const apk = await build(manifest({ app: { debuggable: '@bool/dbg' } }), {
       'values-v21/values.xml': '<resources><bool name="dbg">true</bool></resources>',
       'values-v23/values.xml': '<resources><bool name="dbg">false</bool></resources>',
     });
-    const expected = aaptBool(await aaptAttribute(apk, 'application', 'debuggable'));
-    expect(expected).toBeDefined();
-    expect(ids(await scan(apk)).includes('android.debuggable')).toBe(expected);
+    const all = (await aaptAttributeValues(apk, 'application', 'debuggable'))!.map(aaptBool);
+    expect(all.sort()).toEqual([false, true]);
+    expect(ids(await scan(apk)).includes('android.debuggable')).toBe(all.includes(true));
+  });
+
+  it('debuggable false by default but true in values-v26 is debuggable: devices of API 26 and later read true', async () => {
+    const apk = await build(manifest({ app: { debuggable: '@bool/dbg' } }), {
+      ...values('<bool name="dbg">false</bool>'),
+      'values-v26/values.xml': '<resources><bool name="dbg">true</bool></resources>',
+    });
+    expect(aaptBool(await aaptAttribute(apk, 'application', 'debuggable'))).toBe(false); // the default configuration alone
+    const all = (await aaptAttributeValues(apk, 'application', 'debuggable'))!.map(aaptBool);
+    expect(all).toContain(true);
+    const r = await scan(apk);
+    expect(only(r, 'android.debuggable').detail).toContain('android:debuggable="@bool/dbg" (resolves to true)');
+  });
+
+  it('a flag true only in a configuration reached through a chain of references counts', async () => {
+    const apk = await build(manifest({ app: { usesCleartextTraffic: '@bool/outer' } }), {
+      ...values('<bool name="outer">@bool/inner</bool><bool name="inner">false</bool>'),
+      'values-night/values.xml': '<resources><bool name="inner">true</bool></resources>',
+    });
+    const all = (await aaptAttributeValues(apk, 'application', 'usesCleartextTraffic'))!.map(aaptBool);
+    expect(all.sort()).toEqual([false, true]);
+    expect(only(await scan(apk), 'android.cleartext-traffic').severity).toBe('high');
+  });
+
+  it('a rule attribute whose value differs between configurations is unreadable', async () => {
+    const apk = await build(manifest({ body: '<activity android:name=".Main" android:exported="true" android:permission="@string/perm"/>' }), {
+      ...values('<string name="perm">com.example.refs.PRIVATE</string>'),
+      'values-fr/values.xml': '<resources><string name="perm">com.example.refs.OPEN</string></resources>',
+    });
+    const all = (await aaptAttributeValues(apk, 'activity', 'permission'))!.map((v) => v.string);
+    expect(all.sort()).toEqual(['com.example.refs.OPEN', 'com.example.refs.PRIVATE']);
+    const r = await scan(apk);
+    expect(ids(r)).toEqual(['package.unreadable']);
+    expect(r.findings[0].detail).toContain('android:permission="@string/perm"> has different values in different resource configurations');
   });
 
   it('allowBackup via @bool: false keeps backup off, true is flagged', async () => {
@@ -128,6 +162,17 @@ describe('manifest attributes given as resource references (APK)', () => {
     expect(only(await scan(apk), 'android.nsc-cleartext').detail).toContain(`${file?.string}:`);
   });
 
+  it('networkSecurityConfig reads every configuration\'s file: a cleartext config only in xml-v24 counts', async () => {
+    const apk = await build(manifest({ app: { networkSecurityConfig: '@xml/net_rules' } }), {
+      'xml/net_rules.xml': '<network-security-config><base-config cleartextTrafficPermitted="false"/></network-security-config>',
+      'xml-v24/net_rules.xml': '<network-security-config><base-config cleartextTrafficPermitted="true"/></network-security-config>',
+    });
+    const files = (await aaptAttributeValues(apk, 'application', 'networkSecurityConfig'))!.map((v) => v.string!);
+    expect(files.sort()).toEqual(['res/xml-v24/net_rules.xml', 'res/xml/net_rules.xml']);
+    const r = await scan(apk);
+    expect(only(r, 'android.nsc-cleartext').detail).toContain('res/xml-v24/net_rules.xml:');
+  });
+
   it('a malformed resources.arsc makes a package with references unreadable, as it is for the platform', async () => {
     const apk = await build(manifest({ app: { debuggable: '@bool/dbg' } }), values('<bool name="dbg">true</bool>'));
     const dir = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-arsc-'));
@@ -155,9 +200,11 @@ describe('manifest attributes given as resource references (App Bundle, resource
     });
     const r = await scan(aab);
     const found = ids(r);
-    expect(found.includes('android.debuggable')).toBe(aaptBool(await aaptAttribute(apk, 'application', 'debuggable')));
-    expect(found.includes('android.allow-backup')).toBe(aaptBool(await aaptAttribute(apk, 'application', 'allowBackup')));
-    expect(found.includes('android.exported-service')).toBe(aaptBool(await aaptAttribute(apk, 'service', 'exported')));
+    // A flag is judged by its worst value over every configuration.
+    const anyTrue = async (element: string, attr: string) => (await aaptAttributeValues(apk, element, attr))!.map(aaptBool).includes(true);
+    expect(found.includes('android.debuggable')).toBe(await anyTrue('application', 'debuggable'));
+    expect(found.includes('android.allow-backup')).toBe(await anyTrue('application', 'allowBackup'));
+    expect(found.includes('android.exported-service')).toBe(await anyTrue('service', 'exported'));
     // With a network security config and minSdk 26 the config decides cleartext; the manifest flag is moot.
     expect(found).not.toContain('android.cleartext-traffic');
     const file = await aaptAttribute(apk, 'application', 'networkSecurityConfig');
@@ -215,20 +262,20 @@ function settle(fn: () => unknown): 'ok' | 'refused' {
 
 describe('hostile resource tables', () => {
   it('reads a crafted table as aapt writes one', () => {
-    expect(new ResourceTable(chain(0)).resolve(id(0))).toEqual({ name: 'bool/k', value: { type: 'bool', value: true } });
+    expect(new ResourceTable(chain(0)).resolve(id(0))).toEqual({ name: 'bool/k', values: [{ type: 'bool', value: true }] });
   });
 
   it('a reference to itself, or a loop of two, ends unresolved at once', () => {
     const self = new ResourceTable(table([packageChunk([typeChunk([{ type: REF, data: id(0) }])])]));
-    expect(self.resolve(id(0)).value).toBeNull();
+    expect(self.resolve(id(0)).values).toEqual([null]);
     const loop = new ResourceTable(table([packageChunk([typeChunk([{ type: REF, data: id(1) }, { type: REF, data: id(0) }])])]));
-    expect(loop.resolve(id(0)).value).toBeNull();
-    expect(loop.resolve(id(1)).value).toBeNull();
+    expect(loop.resolve(id(0)).values).toEqual([null]);
+    expect(loop.resolve(id(1)).values).toEqual([null]);
   });
 
   it('follows as many references as the platform does and no more', () => {
-    expect(new ResourceTable(chain(MAX_REFERENCE_HOPS)).resolve(id(0)).value).toEqual({ type: 'bool', value: true });
-    expect(new ResourceTable(chain(MAX_REFERENCE_HOPS + 1)).resolve(id(0)).value).toBeNull();
+    expect(new ResourceTable(chain(MAX_REFERENCE_HOPS)).resolve(id(0)).values).toEqual([{ type: 'bool', value: true }]);
+    expect(new ResourceTable(chain(MAX_REFERENCE_HOPS + 1)).resolve(id(0)).values).toEqual([null]);
   });
 
   it('every truncation and 3,000 seeded byte mutations of a table end in a value or a refusal', () => {
@@ -272,15 +319,15 @@ const pbTable = (entries: Buffer[]) => field(2, Buffer.concat([field(1, field(1,
 describe('hostile resources.pb', () => {
   it('reads a crafted table, and a reference to itself or a loop ends unresolved', () => {
     const t = new ProtoResourceTable(pbTable([pbEntry(0, field(7, field(8, 1))), pbEntry(1, pbRef(id(1))), pbEntry(2, pbRef(id(3))), pbEntry(3, pbRef(id(2)))]));
-    expect(t.resolve(id(0))).toEqual({ name: 'bool/e', value: { type: 'bool', value: true } });
-    expect(t.resolve(id(1)).value).toBeNull();
-    expect(t.resolve(id(2)).value).toBeNull();
+    expect(t.resolve(id(0))).toEqual({ name: 'bool/e', values: [{ type: 'bool', value: true }] });
+    expect(t.resolve(id(1)).values).toEqual([null]);
+    expect(t.resolve(id(2)).values).toEqual([null]);
   });
 
   it('follows as many references as the platform does and no more', () => {
     const pbChain = (hops: number) => pbTable([...Array.from({ length: hops }, (_, i) => pbEntry(i, pbRef(id(i + 1)))), pbEntry(hops, field(7, field(8, 1)))]);
-    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS)).resolve(id(0)).value).toEqual({ type: 'bool', value: true });
-    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS + 1)).resolve(id(0)).value).toBeNull();
+    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS)).resolve(id(0)).values).toEqual([{ type: 'bool', value: true }]);
+    expect(new ProtoResourceTable(pbChain(MAX_REFERENCE_HOPS + 1)).resolve(id(0)).values).toEqual([null]);
   });
 
   it('every truncation and 3,000 seeded byte mutations end in a value or a refusal', () => {

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { AndroidSigning, Finding, ScanInventory } from '../../model/types';
 import { recogniseSdks } from '../catalog/sdk-catalog';
 import { analyzeNativeLibraries, nativeLibraryAbi } from '../native/native-libraries';
@@ -10,7 +9,8 @@ import { androidAttr, asBool, type XmlElement } from '../package/xml-node';
 import { applicationFindings } from './app-rules';
 import { isBinaryXml, parseBinaryXml } from './binary-xml';
 import { componentFindings } from './component-rules';
-import { buildManifestModel, hasRuleReferences, type ManifestModel } from './manifest-model';
+import { buildManifestModel, type ManifestModel } from './manifest-model';
+import { hasRuleReferences } from './manifest-references';
 import { networkConfigFindings } from './network-config-rules';
 import { permissionFindings } from './permission-rules';
 import { parseProtoXml } from './proto-xml';
@@ -40,14 +40,15 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
     throw new UnreadablePackageError('missing-manifest', `neither ${APK_MANIFEST} (APK) nor ${AAB_MANIFEST} (App Bundle) is in the archive`);
   }
   const manifest = await readManifest(zip, bundle);
-  const model = buildManifestModel(manifest, await readResources(zip, manifest, bundle));
+  const model = buildManifestModel(manifest, await readResources(zip, manifest, bundle), !bundle);
   const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
-  const nsc = await readNetworkConfig(zip, model, bundle);
+  const configs = await readNetworkConfigs(zip, model, bundle);
   const findings: Finding[] = [
-    ...applicationFindings(model, nsc !== null || hasNscAttribute(model), now),
+    // Only a config file the platform would load overrides usesCleartextTraffic.
+    ...applicationFindings(model, configs.length > 0, now),
     ...componentFindings(model),
     ...permissionFindings(model),
-    ...(nsc ? networkConfigFindings(nsc.root, nsc.source, debuggable) : []),
+    ...configs.flatMap((nsc) => networkConfigFindings(nsc.root, nsc.source, debuggable)),
   ];
   const signature = await androidSignature(zip, filePath, model, bundle, now);
   findings.push(...signature.findings);
@@ -57,7 +58,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   findings.push(...native.findings, ...contents.findings);
   const sdks = recogniseSdks({ javaPackages: contents.dexTypePackages, nativeLibraries: native.libraries.map((l) => l.path) });
   const inventory: ScanInventory = { nativeLibraries: native.libraries, permissions: model.requestedPermissions, sdks };
-  return { findings, target: { name: model.packageName || path.basename(filePath), version: model.versionName }, signing: signature.signing, inventory };
+  return { findings, target: { name: model.packageName, version: model.versionName }, signing: signature.signing, inventory };
 }
 
 async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {
@@ -69,34 +70,36 @@ async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElemen
   return bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes);
 }
 
-function hasNscAttribute(m: ManifestModel): boolean {
-  return !!m.application && androidAttr(m.application, 'networkSecurityConfig') !== undefined;
-}
-
 /**
- * Finds the network security config file: the path the reference resolved to through the resource table (so
- * shrunk/renamed resources are found), else the reference name or the conventional
- * res/xml/network_security_config.xml.
+ * The network security config files a device may load: Android reads android:networkSecurityConfig as a resource
+ * id (a string or an unmapped attribute is ignored), and each configuration of that resource (res/xml/,
+ * res/xml-v24/, ...) names a file some device loads, so every one is read. Without a resource table, the reference's
+ * name or the conventional res/xml/network_security_config.xml; failing those, the xml resource whose root is
+ * <network-security-config>.
  */
-async function readNetworkConfig(zip: PackageZip, m: ManifestModel, bundle: boolean): Promise<{ root: XmlElement; source: string } | null> {
+async function readNetworkConfigs(zip: PackageZip, m: ManifestModel, bundle: boolean): Promise<Array<{ root: XmlElement; source: string }>> {
   const ref = m.application ? androidAttr(m.application, 'networkSecurityConfig') : undefined;
-  if (!ref) return null;
+  if (ref?.type !== 'reference') return [];
   const prefix = bundle ? 'base/' : '';
-  const candidates: string[] = [];
-  // The path the resource table names first (shrunk or renamed resources live elsewhere than their name says).
-  if (ref.type === 'reference' && ref.resolved?.type === 'string') candidates.push(`${prefix}${ref.resolved.value}`);
-  if (ref.type === 'reference' && ref.name) candidates.push(`${prefix}res/${ref.name.replace(/^@/, '')}.xml`);
-  candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
   const parse = (bytes: Buffer) => (bundle ? parseProtoXml(bytes) : parseBinaryXml(bytes));
+  const files = (ref.alternatives ?? []).filter((v) => v.type === 'string').map((v) => `${prefix}${v.value}`).filter((f) => zip.has(f));
+  if (files.length > 0) {
+    const configs = [];
+    for (const source of [...new Set(files)].slice(0, LIMITS.networkConfigCandidates)) configs.push({ root: parse(await zip.read(source, 'resourceXml')), source });
+    return configs;
+  }
+  const candidates: string[] = [];
+  if (ref.name) candidates.push(`${prefix}res/${ref.name.replace(/^@/, '')}.xml`);
+  candidates.push(`${prefix}res/${CONVENTIONAL_NSC}`);
   const source = candidates.find((c) => zip.has(c));
-  if (source) return { root: parse(await zip.read(source, 'resourceXml')), source };
+  if (source) return [{ root: parse(await zip.read(source, 'resourceXml')), source }];
   // Unresolved reference (no resource table, or no such entry in it): the config is the xml resource whose root is <network-security-config>.
   const xmlResources = zip.names().filter((n) => n.startsWith(`${prefix}res/xml`)).slice(0, LIMITS.networkConfigCandidates);
   for (const name of xmlResources) {
     const root = parse(await zip.read(name, 'resourceXml'));
-    if (root.name === 'network-security-config') return { root, source: name };
+    if (root.name === 'network-security-config') return [{ root, source: name }];
   }
-  return null;
+  return [];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../package/xml-node';
+import { XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../package/xml-node';
 import { StringPool, corrupt } from './string-pool';
 
 // Chunk types from frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
@@ -91,14 +91,16 @@ function readAttribute(buf: Buffer, at: number, pool: StringPool, resourceMap: n
   const rawIndex = buf.readUInt32LE(at + 8);
   const dataType = buf[at + 15];
   const data = buf.readUInt32LE(at + 16);
-  // The resource map is parallel to the first string-pool entries: attribute names with framework ids.
-  const resourceId = nameIndex < resourceMap.length ? resourceMap[nameIndex] : null;
-  const knownName = resourceId !== null ? ANDROID_ATTR_IDS.get(resourceId) : undefined;
+  // The resource map is parallel to the first string-pool entries: attribute names with resource ids (0 is none,
+  // as ResXMLParser::getAttributeNameResID reads it).
+  const mapped = nameIndex < resourceMap.length ? resourceMap[nameIndex] : 0;
+  const raw = rawIndex === 0xffffffff ? null : pool.get(rawIndex);
   return {
-    namespace: pool.get(nsIndex) ?? (knownName ? ANDROID_NS : ''),
-    name: knownName ?? pool.get(nameIndex) ?? '',
-    resourceId,
-    value: toValue(dataType, data, rawIndex === 0xffffffff ? null : pool.get(rawIndex), pool),
+    namespace: nsIndex === 0xffffffff ? '' : pool.get(nsIndex) ?? '',
+    name: pool.get(nameIndex) ?? '',
+    resourceId: mapped === 0 ? null : mapped,
+    raw,
+    value: toValue(dataType, data, raw, pool),
   };
 }
 

@@ -1,4 +1,6 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, describeAttr, plainAttr, type XmlElement, type XmlValue } from '../package/xml-node';
+import { ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, describeAttr, namedAttr, type XmlElement, type XmlValue } from '../package/xml-node';
+import { checkManifestAttributes } from './manifest-attributes';
+import { resolveReferences } from './manifest-references';
 import type { ResourceResolver } from './resource-table';
 
 export type ComponentKind = 'activity' | 'activity-alias' | 'service' | 'receiver' | 'provider';
@@ -50,13 +52,15 @@ const COMPONENT_KINDS: readonly ComponentKind[] = ['activity', 'activity-alias',
 const PROTECTION_LEVELS = ['normal', 'dangerous', 'signature', 'signatureOrSystem'];
 
 /**
- * Builds the model. With a resolver (the package's resource table), every attribute a rule reads that is written as
- * a resource reference (android:debuggable="@bool/debuggable") is first resolved in place, so the model and the
- * rules reading the element tree see the value the reference names.
+ * Builds the model of the manifest Android installs, or throws UnreadablePackageError when readers could disagree
+ * on it (manifest-attributes.ts). With a resolver (the package's resource table), every attribute a rule reads that
+ * is written as a resource reference (android:debuggable="@bool/debuggable") is first resolved in place over every
+ * configuration (manifest-references.ts), so the model and the rules reading the element tree see the value judged.
+ * `ordered` is true for binary XML (an APK's manifest as the device reads it), false for an App Bundle's.
  */
-export function buildManifestModel(root: XmlElement, resolver: ResourceResolver | null = null): ManifestModel {
+export function buildManifestModel(root: XmlElement, resolver: ResourceResolver | null = null, ordered = true): ManifestModel {
+  const packageName = checkManifestAttributes(root, ordered);
   if (resolver) resolveReferences(root, resolver);
-  const packageName = asString(plainAttr(root, 'package')) ?? '';
   const usesSdk = childrenNamed(root, 'uses-sdk')[0];
   const minSdk = sdkLevel(usesSdk && androidAttr(usesSdk, 'minSdkVersion')) ?? 1;
   const targetSdk = sdkLevel(usesSdk && androidAttr(usesSdk, 'targetSdkVersion')) ?? minSdk;
@@ -103,42 +107,9 @@ function toComponent(el: XmlElement, packageName: string): Component {
   };
 }
 
-/** True when the manifest has a resource reference in an attribute the rules read, i.e. the table is needed. */
-export function hasRuleReferences(root: XmlElement): boolean {
-  return walk(root).some((el) => el.attributes.some((a) => readByRules(a) && a.value.type === 'reference'));
-}
-
-function resolveReferences(root: XmlElement, resolver: ResourceResolver): void {
-  for (const el of walk(root)) {
-    for (const a of el.attributes) {
-      if (!readByRules(a) || a.value.type !== 'reference' || a.value.resolved !== undefined) continue;
-      const { name, value } = resolver.resolve(a.value.id);
-      a.value.resolved = value;
-      a.value.name ??= name;
-    }
-  }
-}
-
-/** The framework attributes the rules use (by id, as the platform matches them, or by android: name). */
-function readByRules(a: XmlElement['attributes'][number]): boolean {
-  return (a.resourceId !== null && ANDROID_ATTR_IDS.has(a.resourceId)) || (a.namespace === ANDROID_NS && RULE_ATTRS.has(a.name));
-}
-
-const RULE_ATTRS: ReadonlySet<string> = new Set(ANDROID_ATTR_IDS.values());
-
-/** Every element of the tree, without recursion (depth is capped by the XML parsers, but a stack is not needed). */
-function walk(root: XmlElement): XmlElement[] {
-  const out: XmlElement[] = [];
-  for (const stack = [root]; stack.length; ) {
-    const el = stack.pop() as XmlElement;
-    out.push(el);
-    for (const c of el.children) stack.push(c);
-  }
-  return out;
-}
-
 function toIntentFilter(el: XmlElement): IntentFilter {
-  const names = (tag: string) => childrenNamed(el, tag).map((c) => asString(androidAttr(c, 'name'))).filter((n): n is string => !!n);
+  // Actions and categories are read by namespace and name string (ParsedIntentInfoUtils: getAttributeValue).
+  const names = (tag: string) => childrenNamed(el, tag).map((c) => asString(namedAttr(c, ANDROID_NS, 'name')?.value)).filter((n): n is string => !!n);
   const data = childrenNamed(el, 'data');
   const values = (attr: string) => data.map((d) => asString(androidAttr(d, attr))).filter((n): n is string => !!n);
   return { actions: names('action'), categories: names('category'), schemes: values('scheme'), hosts: values('host') };

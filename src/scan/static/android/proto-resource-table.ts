@@ -22,8 +22,8 @@ type Type = { name: string; bytes: Buffer };
 /**
  * A resources.pb (aapt2's protobuf ResourceTable, as App Bundles carry it) indexed by package and type in one pass,
  * packages and types counted against LIMITS; a look-up walks the entries of one type, each protobuf field it reads
- * counted against LIMITS.resourceEntriesRead. As for resources.arsc, the value taken is the default configuration's (a Configuration
- * with no field set), else the first configuration's. Throws UnreadablePackageError on malformed protobuf.
+ * counted against LIMITS.resourceEntriesRead. As for resources.arsc, every configuration's value counts, the default
+ * configuration's (a Configuration with no field set) first. Throws UnreadablePackageError on malformed protobuf.
  */
 export class ProtoResourceTable implements ResourceResolver {
   private readonly types = new Map<number, Type>();
@@ -64,24 +64,24 @@ export class ProtoResourceTable implements ResourceResolver {
       if (e.field !== TYPE.entry || !e.bytes || idOf(this.first(e.bytes, ENTRY.entryId)) !== (id & 0xffff)) continue;
       const entryName = this.first(e.bytes, ENTRY.name);
       const name = type.name && entryName ? `${type.name}/${str(entryName)}` : null;
-      const item = this.chosenItem(e.bytes);
-      return item ? { name, ...this.readItem(item) } : { name, next: null, value: null };
+      const steps = this.items(e.bytes).map((item) => (item ? this.readItem(item) : { next: null, value: null }));
+      return steps.length > 0 ? { name, steps } : null;
     }
     return null;
   }
 
-  /** The item of the default configuration's value, else of the first configuration's; null for a compound value. */
-  private chosenItem(entry: Buffer): Buffer | null {
-    let first: Buffer | null | undefined;
+  /** The item of every configuration's value, the default configuration's first; null for a compound value. */
+  private items(entry: Buffer): Array<Buffer | null> {
+    const out: Array<Buffer | null> = [];
     for (const cv of this.fields(entry)) {
       if (cv.field !== ENTRY.configValue || !cv.bytes) continue;
       const config = this.first(cv.bytes, CONFIG_VALUE.config);
       const value = this.first(cv.bytes, CONFIG_VALUE.value);
       const item = value?.bytes ? this.first(value.bytes, VALUE.item)?.bytes ?? null : null;
-      if (!config?.bytes || this.isDefault(config.bytes)) return item;
-      if (first === undefined) first = item;
+      if (!config?.bytes || this.isDefault(config.bytes)) out.unshift(item);
+      else out.push(item);
     }
-    return first ?? null;
+    return out;
   }
 
   /** A Configuration with every field at its default (zero, empty) is the default configuration. */
@@ -90,7 +90,7 @@ export class ProtoResourceTable implements ResourceResolver {
     return true;
   }
 
-  private readItem(item: Buffer): Omit<ResourceStep, 'name'> {
+  private readItem(item: Buffer): ResourceStep['steps'][number] {
     for (const f of this.fields(item)) {
       if (!f.bytes) continue;
       if (f.field === ITEM.ref) {

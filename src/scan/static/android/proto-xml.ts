@@ -1,4 +1,4 @@
-import { ANDROID_ATTR_IDS, ANDROID_NS, XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../package/xml-node';
+import { XmlBudget, type XmlAttribute, type XmlElement, type XmlValue } from '../package/xml-node';
 import { firstField, readFields, str } from './protobuf';
 import { corrupt } from './string-pool';
 
@@ -52,11 +52,11 @@ function readAttribute(buf: Buffer): XmlAttribute {
     else if (f.field === ATTRIBUTE.resourceId) resourceId = f.low32;
     else if (f.field === ATTRIBUTE.compiledItem) item = f.bytes;
   }
-  const knownName = resourceId !== null ? ANDROID_ATTR_IDS.get(resourceId) : undefined;
   return {
-    namespace: knownName ? ANDROID_NS : namespace,
-    name: knownName ?? name,
-    resourceId,
+    namespace,
+    name,
+    resourceId: resourceId === 0 ? null : resourceId,
+    raw,
     value: item ? readItem(item, raw) : raw !== null ? { type: 'string', value: raw } : { type: 'other', raw: null, data: 0 },
   };
 }

@@ -29,12 +29,17 @@ const PACKAGE_HEADER_MIN = 284;
  */
 export const MAX_REFERENCE_HOPS = 20;
 
-/** A resource's value as the rules read it, and its name ("bool/debuggable") for finding details. */
-export type ResolvedResource = { name: string | null; value: XmlValue | null };
+/**
+ * A resource's values as a device may read them, and its name ("bool/debuggable") for finding details: one value
+ * per configuration (after following references, each in every configuration), the default configuration's first,
+ * each distinct value once; null stands for a configuration whose value the rules cannot read (a loop, a bag, a
+ * float, a missing entry).
+ */
+export type ResolvedResource = { name: string | null; values: Array<XmlValue | null> };
 
 /** Resolves resource ids to values; implemented for resources.arsc (APK) and resources.pb (App Bundle). */
 export interface ResourceResolver {
-  /** The value `id` ends at after following references, or null value when it has none the rules can read. */
+  /** Every value `id` ends at, over every configuration, after following references. */
   resolve(id: number): ResolvedResource;
 }
 
@@ -45,9 +50,8 @@ type RawValue = { dataType: number; data: number; key: number | null };
 /**
  * A resources.arsc indexed in one linear pass over its chunks (packages and type chunks are counted against
  * LIMITS), then read on demand: an entry is looked up in the type chunks of its type, each look-up counted against
- * LIMITS.resourceEntriesRead. The value taken is the one of the default configuration (ResTable_config all zero);
- * when the default configuration has no value for the entry, the first configuration that has one is taken, since
- * without a device there is no configuration to match. Throws UnreadablePackageError on a malformed table.
+ * LIMITS.resourceEntriesRead. Every configuration that has the entry counts (values-v26, values-night, a locale):
+ * some device selects each, so the rules judge all of them. Throws UnreadablePackageError on a malformed table.
  */
 export class ResourceTable implements ResourceResolver {
   private readonly packages = new Map<number, Package>();
@@ -73,8 +77,10 @@ export class ResourceTable implements ResourceResolver {
     const result = followReferences(id, (ref) => {
       const found = this.lookup(ref);
       if (!found) return null;
-      const { raw, name } = found;
-      return { name, next: raw && isReference(raw.dataType) ? raw.data : null, value: raw ? this.toValue(raw) : null };
+      return {
+        name: found.name,
+        steps: found.raws.map((raw) => (isReference(raw.dataType) ? { next: raw.data, value: null } : { next: null, value: this.toValue(raw) })),
+      };
     });
     this.cache.set(id, result);
     return result;
@@ -118,22 +124,22 @@ export class ResourceTable implements ResourceResolver {
     return true;
   }
 
-  /** One step: the raw value of `id` (default configuration, else the first that has it) and its name. */
-  private lookup(id: number): { raw: RawValue | null; name: string | null } | null {
+  /** One step: the raw values of `id` in every configuration that has it (the default's first) and its name. */
+  private lookup(id: number): { raws: RawValue[]; name: string | null } | null {
     const pkg = this.packages.get(id >>> 24);
     const typeId = (id >>> 16) & 0xff;
     const chunks = pkg?.types.get(typeId);
     if (!pkg || !chunks) return null;
-    let found: { chunk: TypeChunk; offset: number } | null = null;
+    const raws: RawValue[] = [];
     for (const c of chunks) {
       const offset = this.entryOffset(c, id & 0xffff);
       if (offset === null) continue;
-      if (!found || (c.isDefault && !found.chunk.isDefault)) found = { chunk: c, offset };
-      if (c.isDefault) break;
+      const raw = this.entryValue(c, offset);
+      if (c.isDefault) raws.unshift(raw);
+      else raws.push(raw);
     }
-    if (!found) return null;
-    const raw = this.entryValue(found.chunk, found.offset);
-    return { raw, name: this.nameOf(pkg, typeId, raw.key) };
+    if (raws.length === 0) return null;
+    return { raws, name: this.nameOf(pkg, typeId, raws[0].key) };
   }
 
   /** Offset of an entry inside its type chunk's entry data, or null when this configuration lacks it. */
@@ -207,23 +213,37 @@ export class ResourceTable implements ResourceResolver {
   }
 }
 
-/** One resource's value in the chosen configuration: a reference to `next`, or a final `value`. */
-export type ResourceStep = { name: string | null; next: number | null; value: XmlValue | null };
+/** One resource in every configuration that has it: each a reference to `next`, or a final `value`. */
+export type ResourceStep = { name: string | null; steps: Array<{ next: number | null; value: XmlValue | null }> };
+
+/** Distinct values a resolution may collect before the table counts as built to exhaust the reader. */
+export const MAX_RESOURCE_VALUES = 64;
 
 /**
- * Follows `id` through references to the value it ends at, at most MAX_REFERENCE_HOPS references, stopping at once
- * on a reference to an id already on the chain (it would loop on a device). The name is the first resource's.
+ * Follows `id` through references, in every configuration of every resource on the way, to the values it ends at:
+ * at most MAX_REFERENCE_HOPS references deep, a reference to an id already on the path (it would loop on a device)
+ * or beyond the depth ending as null. The name is the first resource's. Each distinct value is kept once (by its
+ * rendering), at most MAX_RESOURCE_VALUES of them; each look-up is counted by the table against its limits.
  */
 export function followReferences(id: number, lookup: (id: number) => ResourceStep | null): ResolvedResource {
-  let step = lookup(id);
-  const name = step?.name ?? null;
-  const seen = new Set<number>([id]);
-  for (let hop = 1; step && step.next !== null && hop <= MAX_REFERENCE_HOPS; hop++) {
-    if (step.next === 0 || seen.has(step.next)) return { name, value: null };
-    seen.add(step.next);
-    step = lookup(step.next);
-  }
-  return { name, value: step && step.next === null ? step.value : null };
+  const first = lookup(id);
+  const values = new Map<string, XmlValue | null>();
+  const add = (v: XmlValue | null) => {
+    const key = v === null ? 'null' : `${v.type}:${JSON.stringify(v)}`;
+    if (values.has(key)) return;
+    if (values.size >= MAX_RESOURCE_VALUES) throw new LimitExceededError('resourceEntriesRead', `a resource reference resolves to over ${MAX_RESOURCE_VALUES} values`);
+    values.set(key, v);
+  };
+  const walk = (step: ResourceStep | null, path: Set<number>, depth: number) => {
+    if (!step) return add(null);
+    for (const s of step.steps) {
+      if (s.next === null) add(s.value);
+      else if (s.next === 0 || path.has(s.next) || depth >= MAX_REFERENCE_HOPS) add(null);
+      else walk(lookup(s.next), new Set([...path, s.next]), depth + 1);
+    }
+  };
+  walk(first, new Set([id]), 0);
+  return { name: first?.name ?? null, values: [...values.values()] };
 }
 
 /**
@@ -231,7 +251,7 @@ export function followReferences(id: number, lookup: (id: number) => ResourceSte
  * "res/xml/network_security_config.xml"; null when the id is absent or not a file. Throws on a malformed table.
  */
 export function resolveFileReference(arsc: Buffer, id: number): string | null {
-  const { value } = new ResourceTable(arsc).resolve(id);
+  const [value] = new ResourceTable(arsc).resolve(id).values;
   return value?.type === 'string' ? value.value : null;
 }
 

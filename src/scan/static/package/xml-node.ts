@@ -7,17 +7,23 @@ export type XmlValue =
   | { type: 'bool'; value: boolean }
   | { type: 'int'; value: number }
   /**
-   * A resource reference ("@bool/debuggable"). `resolved` is the value it ends at in the package's resource table
-   * (see resource-table.ts): undefined when not looked up, null when the table gives no value the rules can read.
+   * A resource reference ("@bool/debuggable"). `resolved` is the value the rules judge, taken over every
+   * configuration of the package's resource table (see manifest-references.ts): undefined when not looked up, null
+   * when the table gives no value the rules can read. `alternatives` lists every distinct value a device may read
+   * (one per configuration), e.g. the res/xml and res/xml-v24 files of a network security config.
    */
-  | { type: 'reference'; id: number; name: string | null; resolved?: XmlValue | null }
+  | { type: 'reference'; id: number; name: string | null; resolved?: XmlValue | null; alternatives?: XmlValue[] }
   | { type: 'other'; raw: string | null; data: number };
 
 export type XmlAttribute = {
+  /** The namespace URI as the document writes it ('' for none). */
   namespace: string;
-  /** Attribute name; for framework attributes it is taken from the resource id, which obfuscators cannot rename. */
+  /** The name as the document's string pool writes it (obfuscators may rename or empty it). */
   name: string;
+  /** The attribute's resource id from the resource map (framework attributes are 0x0101xxxx); null when unmapped. */
   resourceId: number | null;
+  /** The raw string value the document keeps beside the typed one, if any (what Android's getAttributeValue reads). */
+  raw?: string | null;
   value: XmlValue;
 };
 
@@ -32,8 +38,9 @@ export type XmlElement = {
 export const ANDROID_NS = 'http://schemas.android.com/apk/res/android';
 
 /**
- * Framework attribute ids (android.R.attr) the rules use. Android matches manifest attributes by id,
- * so an attribute whose name string was stripped or renamed is still recognised.
+ * Framework attribute ids (android.R.attr) the rules use. Android reads manifest attributes through styleables,
+ * which match by resource id only: an attribute whose name string was stripped or renamed is still read, and an
+ * `android:`-named attribute without the id is not read at all.
  */
 export const ANDROID_ATTR_IDS: ReadonlyMap<number, string> = new Map([
   [0x01010003, 'name'],
@@ -57,19 +64,37 @@ export const ANDROID_ATTR_IDS: ReadonlyMap<number, string> = new Map([
   [0x01010272, 'testOnly'],
   [0x01010280, 'allowBackup'],
   [0x010104ec, 'usesCleartextTraffic'],
+  [0x010104eb, 'fullBackupContent'],
   [0x01010527, 'networkSecurityConfig'],
-  [0x010103ca, 'fullBackupContent'],
-  [0x0101063c, 'dataExtractionRules'],
+  [0x0101054c, 'targetSandboxVersion'],
+  // API 31: newer than Debian's framework-res.apk, the oracle of the others (android.R.attr.dataExtractionRules).
+  [0x0101063e, 'dataExtractionRules'],
 ]);
 
-/** The `android:` attribute of an element, matched by framework resource id first, then by namespace and name. */
+/** Framework attribute name -> id, for the attributes of ANDROID_ATTR_IDS. */
+export const ANDROID_ATTR_BY_NAME: ReadonlyMap<string, number> = new Map([...ANDROID_ATTR_IDS].map(([id, name]) => [name, id]));
+
+/**
+ * The framework attribute `name` of an element, matched by resource id only, as Android's styleables read it
+ * (manifest-attributes.ts makes a package with two attributes of one id unreadable, so the first is the only one).
+ */
 export function androidAttr(el: XmlElement, name: string): XmlValue | undefined {
-  return el.attributes.find((a) => (a.resourceId !== null && ANDROID_ATTR_IDS.get(a.resourceId) === name) || (a.namespace === ANDROID_NS && a.name === name))?.value;
+  const id = ANDROID_ATTR_BY_NAME.get(name);
+  return id === undefined ? undefined : el.attributes.find((a) => a.resourceId === id)?.value;
 }
 
-/** An attribute without namespace (as used by network security config files). */
+/**
+ * The first attribute with this namespace URI and name string, whatever its resource id: how Android's
+ * XmlPullParser.getAttributeValue(ns, name) finds an attribute (the manifest's `package`, an intent filter's
+ * `<action android:name>`, a network security config's plain attributes).
+ */
+export function namedAttr(el: XmlElement, namespace: string, name: string): XmlAttribute | undefined {
+  return el.attributes.find((a) => a.namespace === namespace && a.name === name);
+}
+
+/** An attribute without namespace, by name string (network security config files). */
 export function plainAttr(el: XmlElement, name: string): XmlValue | undefined {
-  return el.attributes.find((a) => a.namespace === '' && a.name === name)?.value;
+  return namedAttr(el, '', name)?.value;
 }
 
 /** The value the rules read: a resolved reference reads as the value it resolved to. */
