@@ -105,7 +105,8 @@ const second = () => buildApk({ manifest: androidManifest({ ...BASE, application
 describe('shieldgate-ci --fail-on-new across three builds of a package', () => {
   it('passes the first build (the baseline), fails the build that adds a high finding, and passes it once suppressed', async () => {
     const { appId } = await h.newApp();
-    const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:write']);
+    // The release pipeline's key: its builds are the baseline (docs/contract.md, "Release builds").
+    const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read', 'rules:write'], 'live', { releaseBuilds: true });
     const upload = (file: string, version: string, ...more: string[]) => ['upload', '--app', appId, '--file', file, '--platform', 'android', '--version', version, '--fail-on-new', 'high', ...more];
     const [apk1, apk2] = await Promise.all([first(), second()]);
 
@@ -189,7 +190,7 @@ describe('shieldgate-ci --fail-on-new across three builds of a package', () => {
 
   it('passes fail-on-new through the bundled GitHub Action', async () => {
     const { appId } = await h.newApp();
-    const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read']);
+    const { key } = await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'], 'live', { releaseBuilds: true });
     const inputs = (file: string, version: string) => ({ 'INPUT_SERVER-URL': h.baseUrl, 'INPUT_APP-ID': appId, INPUT_FILE: file, INPUT_PLATFORM: 'android', INPUT_VERSION: version, 'INPUT_FAIL-ON-NEW': 'high', 'INPUT_API-KEY': key });
     const [apk1, apk2] = await Promise.all([first(), second()]);
     const a1 = await step(ACTION, [], '', inputs(apk1, '1.0.0'));

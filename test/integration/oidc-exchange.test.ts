@@ -574,3 +574,32 @@ describe('events', () => {
     expect((await auditOf(appId, 'oidc.denied'))[0].reason).toBe('subject_unrecognized');
   });
 });
+
+describe('release builds of keyless jobs (docs/contract.md, "Release builds")', () => {
+  const register = async (token: string) => {
+    const res = await h.api('/v1/builds', { method: 'POST', headers: json(token), body: JSON.stringify({ platform: 'android', version: '1.0.0', commit: null }) });
+    expect(res.status).toBe(201);
+    return readJson(res);
+  };
+  const FEATURE_RULE = { subjectPattern: 'repo:acme/mobile-app:ref:refs/heads/feature-*', scopes: ['builds:write'] };
+  const TAG_RULE = { subjectPattern: 'repo:acme/mobile-app:ref:refs/tags/v*', scopes: ['builds:write'], releaseBuilds: true };
+
+  it('while no rule declares release builds, a job on refs/heads/main registers one and a branch job does not', async () => {
+    const { appId } = await newAppWithRules([MAIN_RULE, FEATURE_RULE]);
+    const main = await register((await accessTokenFor(appId)).accessToken);
+    expect(main).toMatchObject({ release: true, provenance: { ref: 'refs/heads/main' } });
+    const feature = await register((await accessTokenFor(appId, { ref: 'refs/heads/feature-login' })).accessToken);
+    expect(feature).toMatchObject({ release: false, provenance: { ref: 'refs/heads/feature-login' } });
+  });
+
+  it('once a rule declares release builds, only its jobs register them (the default branch no longer does)', async () => {
+    const { appId, adminKey, ruleIds } = await newAppWithRules([MAIN_RULE, TAG_RULE]);
+    const rules = (await readJson(await h.api(`/v1/apps/${appId}/oidc-rules`, { headers: bearer(adminKey) }))).data;
+    expect(rules.map((r: any) => [r.id, r.releaseBuilds])).toEqual([[ruleIds[0], false], [ruleIds[1], true]]);
+    expect((await auditOf(appId, 'oidc.rule_created')).find((e) => e.ruleId === ruleIds[1])?.details).toMatchObject({ releaseBuilds: true });
+    const tag = await register((await accessTokenFor(appId, { ref: 'refs/tags/v2.0.0' })).accessToken);
+    expect(tag).toMatchObject({ release: true, provenance: { ref: 'refs/tags/v2.0.0' } });
+    const main = await register((await accessTokenFor(appId)).accessToken);
+    expect(main).toMatchObject({ release: false, provenance: { ref: 'refs/heads/main' } });
+  });
+});

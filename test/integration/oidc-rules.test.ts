@@ -45,7 +45,7 @@ it('creates, lists (oldest first) and deletes rules, auditing each change', asyn
   const first = await create(appId, key, MAIN);
   expect(first.status).toBe(201);
   const a = await readJson(first);
-  expect(a).toEqual({ id: expect.stringMatching(/^rul_/), appId, ...MAIN, workflowRef: null, environment: null, repositoryId: null, repositoryOwnerId: null, events: null, createdAt: h.clock.now().toISOString() });
+  expect(a).toEqual({ id: expect.stringMatching(/^rul_/), appId, ...MAIN, workflowRef: null, environment: null, repositoryId: null, repositoryOwnerId: null, events: null, releaseBuilds: false, createdAt: h.clock.now().toISOString() });
   h.clock.advance(1000);
   const b = await readJson(await create(appId, key, full));
   expect(b).toMatchObject(full);

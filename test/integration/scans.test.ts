@@ -58,6 +58,7 @@ describe('preview scan', () => {
       fixedFindings: [],
       unsuppressed: [],
       signing: null, // a preview reads no package
+      signerContinuity: null,
       inventory: null,
       createdAt: h.clock.now().toISOString(),
     });
