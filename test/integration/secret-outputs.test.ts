@@ -3,7 +3,9 @@
 // package goes through the real service (upload, static scan job), and every output that carries a scan is read: the
 // REST scan, build and SBOM, GraphQL (the console's own BuildFindings document, which is what the console shows),
 // the audit trail, the scan.completed webhook as a receiver gets it, the SARIF the CI client writes, and every log
-// line at the most verbose level. None holds a planted value's first 5 characters or any 8 characters of it.
+// line at the most verbose level. Secrets are also planted where the package describes itself (versionName, an
+// exported provider's authority, an asset's file name), which outputs quote outside any secret finding. None holds
+// a planted value's first 5 characters or any 8 characters of it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { print } from 'graphql';
@@ -15,6 +17,8 @@ import { toSarif } from '../../client/src/sarif';
 import { getScan, uploadPackage } from './scans-support';
 
 const s = freshSecrets();
+/** Planted where the manifest and file names are quoted: the target's version, a provider finding, a file name. */
+const described = freshSecrets();
 const serviceAccount = JSON.stringify({ type: 'service_account', project_id: 'demo', private_key: s.serviceAccountPem, client_email: 'svc@demo.iam.gserviceaccount.com' });
 /** Every planted value, as no output may hold it (for a PEM, its base64 body). */
 const PLANTED: Record<string, string> = {
@@ -22,7 +26,14 @@ const PLANTED: Record<string, string> = {
   stripeRestricted: s.stripeRestricted, slackBot: s.slackBot, slackWebhook: s.slackWebhookPath, github: s.github,
   // The issuer's prefix says only what kind of token it is (and a rule id holds "github"): the value is what follows.
   githubPat: s.githubPat.slice('github_pat_'.length), rsaPem: pemBody(s.rsaPem), serviceAccount: pemBody(s.serviceAccountPem),
+  versionName: described.github.slice(4), authority: described.stripe.slice(8), fileName: described.slackBot.slice(5),
 };
+const MANIFEST = `<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.example.secrets" android:versionName="${described.github}">
+  <application android:label="Secrets" android:allowBackup="false">
+    <provider android:name=".Data" android:exported="true" android:authorities="com.example.${described.stripe}"/>
+  </application>
+</manifest>
+`;
 
 let h: Harness;
 const logs: string[] = [];
@@ -72,7 +83,9 @@ it('finds every planted secret and shows none of them whole in any output', asyn
     assets: {
       'config/aws.json': JSON.stringify({ accessKeyId: s.awsTempId, secretAccessKey: s.awsSecret2, slack: `https://hooks.slack.com/services/${s.slackWebhookPath}`, github: s.githubPat }),
       'firebase/service-account.json': serviceAccount,
+      [`tokens/${described.slackBot}.txt`]: 'not a secret in itself',
     },
+    manifest: MANIFEST,
   });
   const build = await uploadPackage(h, key, apk, 'android');
   expect(await h.jobs.runDue()).toBe(true);
@@ -84,6 +97,9 @@ it('finds every planted secret and shows none of them whole in any output', asyn
   // The rules fired: the outputs below are checked with the findings in them.
   const ids = scan.findings.map((f: { id: string }) => f.id);
   for (const rule of ['aws', 'google-api-key', 'private-key', 'stripe', 'slack', 'github']) expect(ids).toContain(`package.secret-${rule}`);
+  // The package's description was read, with its planted values cut to what may be shown.
+  expect(scan.target.version).toBe('ghp_…');
+  expect(scan.findings.find((f: { id: string }) => f.id === 'android.exported-provider').detail).toContain('content://com.example.sk_l…');
 
   const outputs: Record<string, string> = {
     'REST scan': JSON.stringify(scan),

@@ -9,6 +9,7 @@ import { SEVERITIES } from '../model/types';
 import { analyzeIos, hasIosInfoPlist, isIosEntry } from './ios/analyze-ios';
 import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './package/unreadable';
 import { PackageZip } from './package/zip-reader';
+import { redactDeep } from './secrets/redact';
 
 /**
  * What a static analysis says of a package: its findings, the name and version it gives itself, who signed it and
@@ -34,7 +35,10 @@ export type AnalyzeOptions = {
  */
 export async function analyzePackage(filePath: string, platform: Platform, options: AnalyzeOptions = {}): Promise<StaticAnalysis> {
   const result = await analyzeUnbounded(filePath, platform, options);
-  return { findings: boundFindings(result.findings), target: boundTarget(result.target), signing: result.signing, inventory: result.inventory };
+  // Redacted before the clip: a token cut at the end of a detail would no longer match its pattern, and what is left
+  // of it would show. redactDeep first cuts every text to REDACTED_TEXT_MAX, far above what the clip keeps.
+  const redacted = redactDeep(result);
+  return { findings: boundFindings(redacted.findings), target: boundTarget(redacted.target), signing: redacted.signing, inventory: redacted.inventory };
 }
 
 async function analyzeUnbounded(filePath: string, platform: Platform, options: AnalyzeOptions): Promise<StaticAnalysis> {
