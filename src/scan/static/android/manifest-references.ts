@@ -1,7 +1,7 @@
 /**
- * Resource references in the manifest's rule attributes, judged over every configuration
- * (docs/scan-evidence.md, "Every configuration"). `android:debuggable="@bool/dbg"` may be false in values/ and true
- * in values-v26/: a device of API 26 or later reads true. No device is at hand to pick one configuration, and
+ * Resource references in the manifest's rule attributes, judged over every configuration (docs/scan-evidence.md,
+ * "Manifest attributes given as resource references, in every configuration"). `android:debuggable="@bool/dbg"` may
+ * be false in values/ and true in values-v26/: a device of API 26 or later reads true. No device is at hand to pick one configuration, and
  * Android ignores maxSdkVersion when installing, so every configuration the table holds is one some device selects:
  * a flag is judged by its worst value, a file reference reads every configuration's file, and any other rule
  * attribute whose value differs between configurations makes the package unreadable rather than guessed.
