@@ -1,9 +1,14 @@
 // Protects: every text a static analysis returns passes through the secret redaction (src/scan/static/secrets/
 // redact.ts): a value of each kind the rules know is cut to what a finding may show wherever it sits in a text, a
 // placeholder or an ordinary word is left alone, and an APK that writes tokens into its versionName, a provider's
-// authority and a file name yields an analysis in which none of them is whole.
+// authority and a file name yields an analysis in which none of them is whole. The search's work follows the text
+// there is: a plist string referenced many times is searched once, a megabyte of PEM headers is one linear pass.
 import { redactDeep, redactSecrets } from '../../../src/scan/static/secrets/redact';
-import { buildSecretApk, cleanupSecretPackages, freshSecrets, pemBody } from '../../fixtures/secret-packages';
+import { isIosSecretEntry, scanIosSecrets } from '../../../src/scan/static/ios/ios-secrets';
+import { PackageZip } from '../../../src/scan/static/package/zip-reader';
+import { SecretCollector } from '../../../src/scan/static/secrets/collector';
+import { buildSecretApk, buildSecretIpa, cleanupSecretPackages, freshSecrets, pemBody } from '../../fixtures/secret-packages';
+import { binaryPlist, bplistArea, bplistCollection, bplistMarker } from './craft';
 import { scan } from './helpers';
 
 jest.setTimeout(120_000);
@@ -56,4 +61,33 @@ test('an APK whose manifest and file names hold tokens yields an analysis with n
   for (const value of [d.github.slice(4), d.stripe.slice(8), d.slackBot.slice(5)]) expect(text).not.toContain(value.slice(0, 8));
   expect(r.target.version).toBe('ghp_…');
   expect(r.findings.find((f) => f.id === 'android.exported-provider')?.detail).toContain('content://com.example.sk_l…');
+});
+
+describe('secret search work is bounded by what is there, not by how it is referenced or repeated', () => {
+  test('a plist string referenced 60,000 times is searched once: its secret is found, the scan is not cut short', async () => {
+    const token = freshSecrets().github;
+    const text = Buffer.from(`${'x'.repeat(64 * 1024)} ${token}`, 'latin1');
+    const top = bplistCollection(0xa, Array.from({ length: 60_000 }, () => 1));
+    const leaf = Buffer.concat([bplistMarker(0x5, text.length), text]);
+    const { area, starts } = bplistArea([top, leaf]);
+    const ipa = await buildSecretIpa({ 'Config.plist': binaryPlist(area, starts) });
+    const zip = await PackageZip.open(ipa, isIosSecretEntry);
+    try {
+      // Searched once per reference, the 60,000 copies (3.9 GB of text) would pass the text cap and stop the scan.
+      const findings = await scanIosSecrets(zip, 'Payload/Demo.app/');
+      expect(findings.find((f) => f.id === 'package.secret-github')?.detail).toContain('Config.plist (ghp_…)');
+    } finally {
+      zip.close();
+    }
+  });
+
+  test('a megabyte of PEM headers and one key after them is one private-key finding', () => {
+    const key = freshSecrets().rsaPem;
+    const collector = new SecretCollector();
+    collector.scan('key.pem', '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(32 * 1024) + key);
+    expect(collector.findings().map((f) => [f.id, f.detail])).toEqual([['package.secret-private-key', expect.stringContaining('key.pem (RSA PRIVATE KEY)')]]);
+    const only = new SecretCollector();
+    only.scan('headers.pem', '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(32 * 1024));
+    expect(only.findings()).toEqual([]);
+  });
 });

@@ -44,7 +44,15 @@ async function scanPlistEntry(zip: PackageZip, name: string, collector: SecretCo
     collector.scan(name, asText(bytes), options);
     return;
   }
-  walk(root, (s) => collector.scan(name, s, options));
+  // A binary plist may reference one string from many places: each distinct text is searched once, and every text
+  // searched counts against the package's text budget, so a string referenced 100,000 times costs one search.
+  const searched = new Set<string>();
+  walk(root, (s) => {
+    if (searched.has(s)) return;
+    searched.add(s);
+    budget.read(name, s.length);
+    collector.scan(name, s, options);
+  });
 }
 
 /** The plist's values, or undefined when it is not a plist (a text .strings file, or a damaged plist). */
@@ -71,11 +79,20 @@ function asText(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
-/** Visits every string of a plist (dictionary keys too, and data as Latin-1), depth-first, iteratively. */
+/**
+ * Visits every string of a plist (dictionary keys too, and data as Latin-1), depth-first, iteratively. A binary
+ * plist's shared object (one array, dictionary or data referenced from many places) is the same object each time:
+ * it is visited once.
+ */
 function walk(root: PlistValue, visit: (s: string) => void): void {
   const stack: PlistValue[] = [root];
+  const seen = new Set<object>();
   let values = 0;
   for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (typeof v === 'object' && v !== null) {
+      if (seen.has(v)) continue;
+      seen.add(v);
+    }
     if (++values > LIMITS.plistValues) throw new LimitExceededError('plistValues', `a property list holds over ${LIMITS.plistValues} values`);
     if (typeof v === 'string') visit(v);
     else if (Buffer.isBuffer(v)) visit(v.toString('latin1'));

@@ -34,8 +34,7 @@ export class SecretCollector {
     }
     for (const pattern of PATTERNS) {
       if (options.clientConfig && pattern.id === 'package.secret-google-api-key') continue;
-      pattern.regex.lastIndex = 0;
-      for (let m = pattern.regex.exec(text); m; m = pattern.regex.exec(text)) {
+      for (const m of pattern.find(text)) {
         if (!isPlaceholder(pattern.randomPart(m))) {
           this.add(pattern.id, file, pattern.shown(m));
           break;

@@ -14,7 +14,8 @@ export type SecretRuleId =
 
 export type SecretPattern = {
   id: Exclude<SecretRuleId, 'package.secret-aws'>;
-  regex: RegExp;
+  /** Every match in `text`, in order, without overlap; linear in the text's length. */
+  find(text: string): Iterable<RegExpExecArray>;
   /** The characters of a match that must not look like a placeholder (the random part, after the fixed prefix). */
   randomPart(match: RegExpExecArray): string;
   /** What a finding may show: at most 4 characters of the value, then an ellipsis. */
@@ -23,11 +24,56 @@ export type SecretPattern = {
 
 const first4 = (m: RegExpExecArray) => `${m[0].slice(0, 4)}…`;
 
+/** The matches of a global regular expression whose every match is bounded in length (the shapes below are). */
+function* matchesOf(regex: RegExp, text: string): Generator<RegExpExecArray> {
+  const re = new RegExp(regex.source, regex.flags);
+  for (let m = re.exec(text); m; m = re.exec(text)) yield m;
+}
+
+const PEM_HEADER = /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_BODY = /^[A-Za-z0-9+/=\s:,.-]*$/;
+/** Body characters of a PEM key (a JSON string's \n, \r, \/ count as one). */
+const PEM_MIN = 64;
+const PEM_MAX = 65536;
+
+/**
+ * PEM private keys, found in linear time. A regular expression from each header to the next END line would scan up
+ * to PEM_MAX characters for every header: a megabyte of bare headers took seconds. Here each END line is paired with
+ * the nearest header before it only (a body holding another header is that header's key), found by one forward
+ * search for END lines shared by every header before it, so each character is looked at a bounded number of times.
+ * Yields [whole, kind, body] like the regular expression it replaces, up to the start of the END line.
+ */
+function* privateKeys(text: string): Generator<RegExpExecArray> {
+  const headers = new RegExp(PEM_HEADER.source, 'g');
+  let end = -1;
+  let header = headers.exec(text);
+  while (header) {
+    const bodyStart = header.index + header[0].length;
+    if (end < bodyStart) end = text.indexOf('-----END ', bodyStart);
+    if (end < 0) return;
+    const next = headers.exec(text);
+    // A later header before the same END line is nearer to it: this one's body would hold that header.
+    if (next && next.index < end) {
+      header = next;
+      continue;
+    }
+    const body = text.slice(bodyStart, end);
+    const units = body.replace(/\\[nr/]/g, 'x');
+    if (units.length >= PEM_MIN && units.length <= PEM_MAX && PEM_BODY.test(units)) {
+      const m = [text.slice(header.index, end + '-----END '.length), header[1], body] as unknown as RegExpExecArray;
+      m.index = header.index;
+      m.input = text;
+      yield m;
+    }
+    header = next;
+  }
+}
+
 export const PATTERNS: readonly SecretPattern[] = [
   {
     // Google API keys: "AIza" and 35 characters of [0-9A-Za-z_-] (39 in all).
     id: 'package.secret-google-api-key',
-    regex: /(?<![0-9A-Za-z_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g,
+    find: (text) => matchesOf(/(?<![0-9A-Za-z_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, text),
     randomPart: (m) => m[0].slice(4),
     shown: first4,
   },
@@ -35,7 +81,7 @@ export const PATTERNS: readonly SecretPattern[] = [
     // PEM private keys (PKCS#1 RSA, SEC1 EC, PKCS#8 plain or encrypted, OpenSSH, DSA, PGP) with a body of at least
     // 64 base64 characters; a JSON string holds its newlines as \n (a service-account file's "private_key").
     id: 'package.secret-private-key',
-    regex: /-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY(?: BLOCK)?-----((?:[A-Za-z0-9+/=\s:,.-]|\\[nr/]){64,65536}?)-----END /g,
+    find: privateKeys,
     randomPart: (m) => m[2].replace(/\\[nr/]|[\s:,.-]/g, ''),
     // The armour names the kind of key, nothing of the key itself; no character of the body is shown.
     shown: (m) => `${m[1] ? m[1].trim() + ' ' : ''}PRIVATE KEY`,
@@ -44,7 +90,7 @@ export const PATTERNS: readonly SecretPattern[] = [
     // Stripe secret and restricted live-mode keys; test-mode keys (sk_test_) move no money and publishable keys
     // (pk_live_) are made to ship in apps.
     id: 'package.secret-stripe',
-    regex: /(?<![0-9A-Za-z_])(?:sk|rk)_live_[0-9A-Za-z]{24,247}(?![0-9A-Za-z])/g,
+    find: (text) => matchesOf(/(?<![0-9A-Za-z_])(?:sk|rk)_live_[0-9A-Za-z]{24,247}(?![0-9A-Za-z])/g, text),
     randomPart: (m) => m[0].slice(8),
     shown: first4,
   },
@@ -52,7 +98,7 @@ export const PATTERNS: readonly SecretPattern[] = [
     // Slack tokens: bot (xoxb-), user (xoxp-), app and workspace (xoxa-), refresh (xoxr-), legacy (xoxs-); each a
     // numeric team or version id and one to four dash-separated groups, the last at least 16 characters.
     id: 'package.secret-slack',
-    regex: /(?<![0-9A-Za-z_-])xox[bpars]-[0-9]{1,13}-(?:[0-9A-Za-z]{1,64}-){0,3}[0-9A-Za-z]{16,64}(?![0-9A-Za-z-])/g,
+    find: (text) => matchesOf(/(?<![0-9A-Za-z_-])xox[bpars]-[0-9]{1,13}-(?:[0-9A-Za-z]{1,64}-){0,3}[0-9A-Za-z]{16,64}(?![0-9A-Za-z-])/g, text),
     randomPart: (m) => m[0].slice(m[0].lastIndexOf('-') + 1),
     shown: first4,
   },
@@ -60,7 +106,7 @@ export const PATTERNS: readonly SecretPattern[] = [
     // Slack incoming webhooks: https://hooks.slack.com/services/T<team>/B<bot>/<24-character secret>. The value
     // shown is the path after /services/ (the URL's start says nothing).
     id: 'package.secret-slack',
-    regex: /hooks\.slack\.com\/services\/(T[A-Z0-9]{6,12}\/B[A-Z0-9]{6,12}\/[A-Za-z0-9]{20,32})(?![A-Za-z0-9])/g,
+    find: (text) => matchesOf(/hooks\.slack\.com\/services\/(T[A-Z0-9]{6,12}\/B[A-Z0-9]{6,12}\/[A-Za-z0-9]{20,32})(?![A-Za-z0-9])/g, text),
     randomPart: (m) => m[1].slice(m[1].lastIndexOf('/') + 1),
     shown: (m) => `hooks.slack.com/services/${m[1].slice(0, 4)}…`,
   },
@@ -68,7 +114,7 @@ export const PATTERNS: readonly SecretPattern[] = [
     // GitHub personal (ghp_), OAuth (gho_), user-to-server (ghu_), server-to-server (ghs_) and refresh (ghr_)
     // tokens: the prefix and 36 base62 characters; fine-grained personal tokens: github_pat_ and 82 characters.
     id: 'package.secret-github',
-    regex: /(?<![0-9A-Za-z_])(?:gh[pousr]_[0-9A-Za-z]{36}|github_pat_[0-9A-Za-z_]{82})(?![0-9A-Za-z_])/g,
+    find: (text) => matchesOf(/(?<![0-9A-Za-z_])(?:gh[pousr]_[0-9A-Za-z]{36}|github_pat_[0-9A-Za-z_]{82})(?![0-9A-Za-z_])/g, text),
     randomPart: (m) => m[0].slice(m[0].startsWith('github_pat_') ? 11 : 4),
     shown: first4,
   },
