@@ -245,9 +245,18 @@ export class PosixRegex {
       charge(budget, 1);
       let n = d.next.get(c);
       if (!n) {
+        // A new transition looks at every state of `d` and every range of their sets: counted as it is done, with
+        // the key of the state it leads to, so the steps counted are the work (not one per character).
         const moved: number[] = [this.start];
-        for (const s of d.states) if (this.kind[s] === CHAR && inSet(this.sets[s] as CharSet, c)) moved.push(this.out1[s]);
-        n = this.dstate(this.closure(moved, false, false, budget));
+        for (const s of d.states) {
+          if (this.kind[s] !== CHAR) continue;
+          const set = this.sets[s] as CharSet;
+          charge(budget, 1 + (set.ranges.length >> 1));
+          if (inSet(set, c)) moved.push(this.out1[s]);
+        }
+        const next = this.closure(moved, false, false, budget);
+        charge(budget, next.length);
+        n = this.dstate(next);
         d.next.set(c, n);
       }
       d = n;
