@@ -12,7 +12,7 @@ import { run } from '../support/host-tools';
 
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
-const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v4');
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v5');
 
 export type Seeds = Record<string, Buffer[]>;
 
@@ -58,6 +58,25 @@ const INFO_PLIST = {
   Built: new Date('2025-01-01T00:00:00Z'),
 };
 
+/**
+ * Texts in the shapes the secret rules look for, made up here (no real credential): a PEM body after many bare
+ * headers, a JSON service-account key with escaped newlines, tokens of each issuer's shape next to placeholders.
+ */
+const FAKE_BODY = 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u'.repeat(3);
+const SECRET_TEXTS = [
+  `${'-----BEGIN RSA PRIVATE KEY-----\n'.repeat(64)}${FAKE_BODY}\n-----END RSA PRIVATE KEY-----\n`,
+  JSON.stringify({ type: 'service_account', private_key: `-----BEGIN PRIVATE KEY-----\n${FAKE_BODY}\n-----END PRIVATE KEY-----\n` }),
+  'ghp_Zq3Lm8Xv2Rt6Yb1Nc5Wd9Kf4Hj7Gs0Pa3Ue6 AKIAQ7LMZ4XV2RT6YB1N q8Zr3Lm8Xv2Rt6Yb1Nc5Wd9Kf4Hj7Gs0Pa3Ue6Tx sk_live_xxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+  'xoxb-123456789012-1234567890123-Zq3Lm8Xv2Rt6Yb1Nc5Wd9Kf4 https://hooks.slack.com/services/TABCDEFGH1/BABCDEFGH1/Zq3Lm8Xv2Rt6Yb1Nc5Wd9Kf4',
+];
+/** Seal rules as CodeResources writes them, each followed by a bundle path. */
+const SEAL_RULES = [
+  '^Resources/.*\\.lproj/\nResources/en.lproj/Main.strings',
+  '^(Frameworks|SharedFrameworks|PlugIns|Plug-ins|XPCServices|Helpers|MacOS|Library/(Automator|Spotlight|LoginItems))/\nFrameworks/A.framework/A',
+  '^[^/]+$\nInfo.plist',
+  '(a*)*b{2,5}[[:alpha:]]\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac',
+];
+
 /** Seeds per fuzz target name (see targets.ts). */
 export async function loadSeeds(): Promise<Seeds> {
   try {
@@ -94,6 +113,9 @@ async function buildCache(): Promise<void> {
     'binary-xml': [await entry(apk, 'AndroidManifest.xml'), await entry(apk, 'res/xml/network_security_config.xml')],
     'resources-arsc': [await entry(apk, 'resources.arsc')],
     'proto-xml': [await entry(aab, 'base/manifest/AndroidManifest.xml'), await entry(aab, 'base/res/xml/network_security_config.xml')],
+    'android-manifest': [await entry(apk, 'AndroidManifest.xml')],
+    'secret-text': SECRET_TEXTS.map((t) => Buffer.from(t, 'latin1')),
+    'seal-rule-regex': SEAL_RULES.map((t) => Buffer.from(t)),
     'apk-signatures': [await readFile(apk), await readFile(apkV3)],
     pkcs7: [...(await signatures(apk)), ...(await signatures(aab)), profile],
     'xml-plist': [await entry(ipaXml, 'Payload/Example.app/Info.plist'), Buffer.from(xmlPlist({ Entitlements: { 'get-task-allow': true }, ProvisionedDevices: ['a', 'b'] }))],

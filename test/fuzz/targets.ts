@@ -13,6 +13,10 @@ import { DerError } from '../../src/scan/static/signing/der';
 import { certificateSignatureOid, pkcs7Certificates } from '../../src/scan/static/signing/pkcs7';
 import { verifyApk } from '../../src/scan/static/signing/apk-verifier';
 import type { XmlElement } from '../../src/scan/static/package/xml-node';
+import { buildManifestModel } from '../../src/scan/static/android/manifest-model';
+import { SecretCollector } from '../../src/scan/static/secrets/collector';
+import { redactSecrets } from '../../src/scan/static/secrets/redact';
+import { PosixRegex, RegexSyntaxError } from '../../src/scan/static/ios/posix-regex';
 import { MACHO_TARGET } from './macho-target';
 import { ELF_TARGET } from './elf-target';
 import { DEX_TARGET } from './dex-target';
@@ -47,6 +51,30 @@ export const TARGETS: Record<string, Target> = {
     },
   },
   'proto-xml': { run: (input) => walk(parseProtoXml(input)) },
+  // The manifest as Android installs it: attributes by id, the package by name, the shapes readers disagree on refused.
+  'android-manifest': {
+    run(input) {
+      const m = buildManifestModel(parseBinaryXml(input));
+      return [m.packageName, m.minSdk, m.components.length, m.requestedPermissions.length];
+    },
+  },
+  // The secret rules over any text, and the redaction every output passes through: linear whatever the text holds.
+  'secret-text': {
+    run(input) {
+      const text = input.toString('latin1');
+      const collector = new SecretCollector();
+      collector.scan('fuzz.txt', text, { awsSecretsAnywhere: true });
+      return [collector.findings().length, redactSecrets(text).length];
+    },
+  },
+  // A seal rule from CodeResources (first line) matched against a bundle path (the rest), under the steps cap.
+  'seal-rule-regex': {
+    run(input) {
+      const text = input.toString('utf8');
+      const cut = text.indexOf('\n');
+      return new PosixRegex(cut < 0 ? text : text.slice(0, cut)).test(cut < 0 ? '' : text.slice(cut + 1), { steps: 0 });
+    },
+  },
   // The whole signature verification of an APK: zip sections, the APK Signing Block and its schemes, the JAR
   // manifest, .SF and PKCS#7 files, entry data. minSdk 1 so that every scheme, the JAR one included, is verified.
   'apk-signatures': {
@@ -70,7 +98,7 @@ export const TARGETS: Record<string, Target> = {
  * Anything else (a TypeError, a RangeError from a Buffer read, a stack overflow) is a crash.
  */
 export function isExpectedError(err: unknown): boolean {
-  if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError) return true;
+  if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError || err instanceof RegexSyntaxError) return true;
   // By name: the limit error's module is the analyser's, and this file must not pin its location.
   return err instanceof Error && (err.name === 'LimitExceededError' || err.name === 'MalformedApkError' || err.name === 'MachoError' || err.name === 'MalformedElfError');
 }
