@@ -6,6 +6,7 @@ import { DerError, readOid, readTlv } from './der';
 import { digestName, jcaAlgorithm, unsupportedLevels } from './jar-algorithms';
 import { attribute, parseManifest, sectionName, type ManifestSection } from './jar-manifest';
 import { certificateIssuerAndSerial, parseSignedData, signedAttributeValues, type SignerInfo } from './pkcs7-signed-data';
+import { sameName } from './x500-name';
 import { digestEntry, jcaHash, JarBudget, readEntry, type CdRecord } from './zip-entries';
 
 export type JarOptions = {
@@ -166,7 +167,8 @@ function matches(cert: Buffer, info: SignerInfo): boolean {
   if (!info.issuer || !info.serial) return false;
   try {
     const c = certificateIssuerAndSerial(cert);
-    return c.issuer.equals(info.issuer) && stripZeros(c.serial).equals(stripZeros(info.serial));
+    // Names as apksig compares them (canonical X.500), serials as integers.
+    return stripZeros(c.serial).equals(stripZeros(info.serial)) && sameName(c.issuer, info.issuer);
   } catch {
     return false;
   }
