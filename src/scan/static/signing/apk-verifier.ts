@@ -5,7 +5,7 @@ import { contentDigests, type ContentDigestAlgorithm } from './content-digest';
 import { verifyJar } from './jar-signature';
 import { APK_SIGNATURE_ALGORITHMS, type ApkDigestAlgorithm } from './signature-algorithms';
 import { VERITY_CHUNKED_SHA256, verityDigest, verityLayoutProblem } from './verity-digest';
-import { readCentralDirectory } from './zip-entries';
+import { localRecord, readCentralDirectory } from './zip-entries';
 
 export { MalformedApkError } from './apk-sections';
 
@@ -72,6 +72,10 @@ async function verifySections(s: ApkSections, o: VerifyOptions): Promise<ApkVeri
   }
   const foundSchemeIds = verified.map((v) => (v.scheme === 'v2' ? 2 : v.scheme === 'v3' ? 3 : 31));
   const records = await readCentralDirectory(s);
+  // apksig reads the manifest's local record for its minSdk, and Android's zip library refuses an entry whose local
+  // header disagrees with the central directory: a manifest read that way makes the archive malformed.
+  const manifest = records.find((r) => r.name === 'AndroidManifest.xml');
+  if (manifest) await localRecord(s, manifest);
   const hasJarFiles = records.some((r) => /^META-INF\/[^/]+\.(SF|RSA|DSA|EC)$/.test(r.name));
   if (hasJarFiles) present.unshift('v1');
   if (maxSdk >= SDK.O && (o.targetSandboxVersion ?? 1) > 1 && verified.length === 0) {

@@ -7,6 +7,8 @@ import { MalformedApkError, readAt, type ApkSections } from './apk-sections';
 /** One central-directory record, as apksig's CentralDirectoryRecord reads it. */
 export type CdRecord = {
   name: string;
+  /** Length of the name in the central directory, in bytes. */
+  nameBytes: number;
   method: number;
   flags: number;
   crc: number;
@@ -40,6 +42,7 @@ export async function readCentralDirectory(s: ApkSections): Promise<CdRecord[]> 
     if (!name.endsWith('/')) {
       out.push({
         name,
+        nameBytes: nameLength,
         flags: cd.readUInt16LE(p + 8),
         method: cd.readUInt16LE(p + 10),
         crc: cd.readUInt32LE(p + 16),
@@ -53,26 +56,62 @@ export async function readCentralDirectory(s: ApkSections): Promise<CdRecord[]> 
   return out;
 }
 
+/** General-purpose flag bit 3: sizes and CRC follow the data, in a data descriptor. */
+const DATA_DESCRIPTOR_FLAG = 0x08;
+const DATA_DESCRIPTOR_SIGNATURE = 0x08074b50;
+
 /**
- * Feeds an entry's uncompressed data to `hashes` (apksig's LocalFileRecord.outputUncompressedData): the local header
- * must name the entry as the central directory does, its data must end before the central directory, and only the
- * STORED and DEFLATED methods are read. Inflation stops at the declared size, so a bomb costs what it declares;
- * LIMITS.signedContentBytes caps what all entries of a package may declare together (see JarBudget).
+ * Where an entry's data lies, after the checks apksig's LocalFileRecord.getRecord makes (it mimics what Android reads
+ * when it verifies signatures): the local header inside the file before the central directory, its signature, its
+ * data-descriptor flag equal to the central directory's, its CRC-32 and sizes equal to the central directory's when
+ * no descriptor follows the data, its name the same, the data (a stored entry's uncompressed size, a compressed
+ * entry's compressed size) and the descriptor ending before the central directory.
+ */
+export async function localRecord(s: ApkSections, r: CdRecord): Promise<{ dataStart: number; dataEnd: number }> {
+  const headerEnd = r.localHeaderOffset + 30 + r.nameBytes;
+  if (headerEnd > s.cdOffset) throw new MalformedApkError(`${r.name}: the local file header extends beyond the start of the central directory`);
+  const header = await readAt(s.fh, r.localHeaderOffset, 30 + r.nameBytes);
+  if (header.length < 30 + r.nameBytes || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw new MalformedApkError(`${r.name}: no local file header`);
+  const descriptor = (header.readUInt16LE(6) & DATA_DESCRIPTOR_FLAG) !== 0;
+  if (descriptor !== ((r.flags & DATA_DESCRIPTOR_FLAG) !== 0)) {
+    throw new MalformedApkError(`${r.name}: the local file header and the central directory disagree on a data descriptor`);
+  }
+  if (!descriptor) {
+    const local = { crc: header.readUInt32LE(14), compressedSize: header.readUInt32LE(18), uncompressedSize: header.readUInt32LE(22) };
+    for (const field of ['crc', 'compressedSize', 'uncompressedSize'] as const) {
+      if (local[field] !== r[field]) throw new MalformedApkError(`${r.name}: the local file header's ${field} (${local[field]}) differs from the central directory's (${r[field]})`);
+    }
+  }
+  const nameLength = header.readUInt16LE(26);
+  if (nameLength > r.nameBytes || header.toString('utf8', 30, 30 + nameLength) !== r.name) {
+    throw new MalformedApkError(`${r.name}: the local file header names another entry`);
+  }
+  const dataStart = r.localHeaderOffset + 30 + nameLength + header.readUInt16LE(28);
+  // A stored entry is as long as its uncompressed size, whatever the compressed size says (apksig and Android alike).
+  const dataEnd = dataStart + (r.method === 0 ? r.uncompressedSize : r.compressedSize);
+  if (dataEnd > s.cdOffset) throw new MalformedApkError(`${r.name}: data extends beyond the start of the central directory`);
+  if (descriptor) {
+    let end = dataEnd + 12;
+    if (end > s.cdOffset) throw new MalformedApkError(`${r.name}: the data descriptor overlaps the central directory`);
+    if ((await readAt(s.fh, dataEnd, 4)).readUInt32LE(0) === DATA_DESCRIPTOR_SIGNATURE) end += 4;
+    if (end > s.cdOffset) throw new MalformedApkError(`${r.name}: the data descriptor overlaps the central directory`);
+  }
+  return { dataStart, dataEnd };
+}
+
+/**
+ * Feeds an entry's uncompressed data to `hashes` (apksig's LocalFileRecord.outputUncompressedData) from where
+ * localRecord finds it; only the STORED and DEFLATED methods are read. Inflation stops at the declared size, so a
+ * bomb costs what it declares; LIMITS.signedContentBytes caps what all entries of a package may declare together
+ * (see JarBudget).
  */
 export async function digestEntry(s: ApkSections, r: CdRecord, hashes: Sink[], budget: JarBudget): Promise<void> {
-  const header = await readAt(s.fh, r.localHeaderOffset, 30);
-  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw new MalformedApkError(`${r.name}: no local file header`);
-  const nameLength = header.readUInt16LE(26);
-  const dataStart = r.localHeaderOffset + 30 + nameLength + header.readUInt16LE(28);
-  const localName = (await readAt(s.fh, r.localHeaderOffset + 30, nameLength)).toString('utf8');
-  if (localName !== r.name) throw new MalformedApkError(`${r.name}: the local file header names another entry`);
-  const dataEnd = dataStart + r.compressedSize;
-  if (dataEnd > s.cdOffset) throw new MalformedApkError(`${r.name}: data extends beyond the start of the central directory`);
+  const { dataStart, dataEnd } = await localRecord(s, r);
   if (r.method !== 0 && r.method !== 8) throw new MalformedApkError(`${r.name}: unsupported compression method ${r.method}`);
-  budget.spend(r.method === 0 ? r.compressedSize : r.uncompressedSize, r.name);
+  budget.spend(r.uncompressedSize, r.name);
   if (r.method === 0) {
     // Hashes take each slice before the next read, so one buffer serves all of them; a collecting sink copies.
-    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, r.compressedSize)));
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(1, dataEnd - dataStart)));
     for (let at = dataStart; at < dataEnd; at += READ_CHUNK) {
       const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, dataEnd - at), at);
       if (bytesRead === 0) throw new MalformedApkError(`${r.name}: data truncated`);

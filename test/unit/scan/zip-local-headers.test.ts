@@ -1,0 +1,77 @@
+// Protects: an entry whose local file header disagrees with the central directory (CRC-32, sizes, the data-
+// descriptor flag) is refused as apksig refuses it (LocalFileRecord, which mimics what Android reads when it
+// verifies): for every entry when the JAR signature is verified, and for AndroidManifest.xml always. Each mutant is
+// a package signed by apksigner with one header field changed; the expected verdict is apksig's
+// (tools/apksig-oracle), which reads the manifest's record itself when no minSdk is given.
+import { mkdtempSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { verifyApk } from '../../../src/scan/static/signing/apk-verifier';
+import { androidManifest, buildApk, cleanupFixtures } from '../../fixtures/build-packages';
+import { apksigVerify, describeApksigVerdict } from '../../support/apksig-oracle';
+
+jest.setTimeout(300_000);
+const work = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-lfh-'));
+afterAll(async () => {
+  await cleanupFixtures();
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Local header offsets by entry name, read from the end record and central directory (APPNOTE 4.3.12, 4.3.16). */
+function localHeaders(zip: Buffer): Map<string, number> {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(eocd + 10);
+  const out = new Map<string, number>();
+  for (let p = zip.readUInt32LE(eocd + 16), i = 0; i < count; i++) {
+    const nameLength = zip.readUInt16LE(p + 28);
+    out.set(zip.toString('utf8', p + 46, p + 46 + nameLength), zip.readUInt32LE(p + 42));
+    p += 46 + nameLength + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+  }
+  return out;
+}
+
+/** Local header fields a mutant changes: offset in the header and the edit. */
+const FIELDS: Record<string, { at: number; edit: (b: Buffer, at: number) => void }> = {
+  crc: { at: 14, edit: (b, at) => b.writeUInt32LE((b.readUInt32LE(at) ^ 1) >>> 0, at) },
+  'compressed size': { at: 18, edit: (b, at) => b.writeUInt32LE(b.readUInt32LE(at) + 1, at) },
+  'uncompressed size': { at: 22, edit: (b, at) => b.writeUInt32LE(b.readUInt32LE(at) + 1, at) },
+  'data-descriptor flag': { at: 6, edit: (b, at) => b.writeUInt16LE(b.readUInt16LE(at) ^ 0x08, at) },
+};
+
+test('local headers that disagree with the central directory are refused as apksig refuses them', async () => {
+  const packages = [
+    { label: 'v1+v2, minSdk 21', minSdk: 21, file: await buildApk({ manifest: androidManifest({ minSdk: 21, targetSdk: 29 }), sign: 'release' }) },
+    { label: 'v2 only, minSdk 24', minSdk: 24, file: await buildApk({ manifest: androidManifest({ minSdk: 24, targetSdk: 34 }), sign: 'release', schemes: { v1: false, v2: true, v3: false } }) },
+  ];
+  const mutants: Array<{ label: string; file: string; minSdk: number }> = [];
+  for (const pkg of packages) {
+    const bytes = await readFile(pkg.file);
+    mutants.push({ label: `${pkg.label}: as signed`, file: pkg.file, minSdk: pkg.minSdk });
+    for (const [entry, offset] of localHeaders(bytes)) {
+      if (entry.startsWith('META-INF/')) continue;
+      for (const [field, { at, edit }] of Object.entries(FIELDS)) {
+        const copy = Buffer.from(bytes);
+        edit(copy, offset + at);
+        const file = path.join(work, `${mutants.length}.apk`);
+        await writeFile(file, copy);
+        mutants.push({ label: `${pkg.label}: ${entry} ${field}`, file, minSdk: pkg.minSdk });
+      }
+    }
+  }
+  const verdicts = await apksigVerify(mutants.map((m) => ({ file: m.file })));
+  const rows = [];
+  for (const [i, m] of mutants.entries()) {
+    let ours: boolean;
+    try {
+      ours = (await verifyApk(m.file, { minSdk: m.minSdk, targetSdk: 29 })).verified;
+    } catch {
+      ours = false; // a malformed archive verifies nothing
+    }
+    rows.push({ mutant: m.label, verified: ours, apksig: verdicts[i].verified, why: describeApksigVerdict(verdicts[i]) });
+  }
+  // Both verdicts occur, so agreement is not agreement on one answer.
+  expect(rows.filter((r) => r.apksig).length).toBeGreaterThan(0);
+  expect(rows.filter((r) => !r.apksig).length).toBeGreaterThan(4);
+  for (const r of rows) expect({ mutant: r.mutant, verified: r.verified }).toEqual({ mutant: r.mutant, verified: r.apksig });
+});
