@@ -68,31 +68,39 @@ async function findSections(fh: FileHandle): Promise<ApkSections> {
   const cdOffset = eocd.readUInt32LE(16);
   // ZIP64 is refused by apksig too ("ZIP64 APK not supported").
   if (cdOffset === 0xffffffff || cdSize === 0xffffffff || cdRecordCount === 0xffff) throw new MalformedApkError('ZIP64 archives are not APKs');
-  if (cdOffset + cdSize !== eocdOffset) {
-    throw new MalformedApkError(`the central directory (offset ${cdOffset}, ${cdSize} bytes) does not end where the end-of-central-directory record starts (${eocdOffset})`);
+  // Only overlap is refused, as apksig and Android's zip library refuse it: bytes between the central directory and
+  // the end record (a ZIP64 locator, a second end record, padding) are allowed, and no signature covers them.
+  if (cdOffset > eocdOffset) throw new MalformedApkError(`the central directory starts (${cdOffset}) after the end-of-central-directory record (${eocdOffset})`);
+  if (cdOffset + cdSize > eocdOffset) {
+    throw new MalformedApkError(`the central directory (offset ${cdOffset}, ${cdSize} bytes) overlaps the end-of-central-directory record at ${eocdOffset}`);
   }
   if (cdRecordCount > LIMITS.zipEntries) {
     throw new LimitExceededError('zipEntries', `the archive declares ${cdRecordCount} entries, over the ${LIMITS.zipEntries}-entry limit`);
   }
-  return { fh, size, cdOffset, cdSize, cdRecordCount, eocdOffset, eocd, signingBlock: await findSigningBlock(fh, cdOffset) };
+  // apksig looks for the APK Signing Block only when the end record follows the central directory at once; with bytes
+  // between them the package has no block (SignatureNotFoundException), and its verdict rests on what else it has.
+  const signingBlock = cdOffset + cdSize === eocdOffset ? await findSigningBlock(fh, cdOffset) : null;
+  return { fh, size, cdOffset, cdSize, cdRecordCount, eocdOffset, eocd, signingBlock };
 }
 
-/** The APK Signing Block before the central directory (apksig's findApkSigningBlock), or null when there is none. */
+/**
+ * The APK Signing Block before the central directory (apksig's findApkSigningBlock), or null when there is none. A
+ * block whose sizes are out of range or disagree is no block either: apksig ends such a search with
+ * SignatureNotFoundException, and the platform then judges the package by its JAR signature.
+ */
 async function findSigningBlock(fh: FileHandle, cdOffset: number): Promise<SigningBlock | null> {
   if (cdOffset < 32) return null;
   const footer = await readAt(fh, cdOffset - 24, 24);
   if (footer.length < 24 || !footer.subarray(8).equals(MAGIC)) return null;
   const sizeInFooter = Number(footer.readBigUInt64LE(0));
-  if (sizeInFooter < 24 || sizeInFooter > 0x7fffffff - 8) throw new MalformedApkError(`APK Signing Block size out of range: ${sizeInFooter}`);
+  if (sizeInFooter < 24 || sizeInFooter > 0x7fffffff - 8) return null;
   const offset = cdOffset - sizeInFooter - 8;
-  if (offset < 0) throw new MalformedApkError(`APK Signing Block offset out of range: ${offset}`);
+  if (offset < 0) return null;
   if (sizeInFooter > LIMITS.signingBlock) {
     throw new LimitExceededError('signingBlock', `the APK Signing Block declares ${sizeInFooter} bytes, over the ${LIMITS.signingBlock}-byte limit`);
   }
   const block = await readAt(fh, offset, sizeInFooter + 8);
-  if (Number(block.readBigUInt64LE(0)) !== sizeInFooter) {
-    throw new MalformedApkError('APK Signing Block sizes in header and footer do not match');
-  }
+  if (Number(block.readBigUInt64LE(0)) !== sizeInFooter) return null;
   return { offset, pairs: readPairs(block.subarray(8, block.length - 24)) };
 }
 

@@ -30,7 +30,9 @@ export async function contentDigests(s: ApkSections, algorithms: ReadonlySet<Con
   // One buffer for every read: each slice is digested before the next read, and 500 MB of fresh buffers cost
   // garbage collection for nothing.
   const buffer = Buffer.allocUnsafe(READ_CHUNK);
-  for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.eocdOffset]] as const) {
+  // The central directory as the end record declares it (apksig's slice): bytes between it and the end record are
+  // no signed section.
+  for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.cdOffset + s.cdSize]] as const) {
     for (let at = start; at < end; ) {
       const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, end - at), at);
       const slice = buffer.subarray(0, bytesRead);

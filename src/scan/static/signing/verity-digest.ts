@@ -37,7 +37,7 @@ export async function verityDigest(s: ApkSections): Promise<Buffer> {
   const blockOffset = s.signingBlock?.offset ?? s.cdOffset;
   const eocd = Buffer.from(s.eocd);
   eocd.writeUInt32LE(blockOffset, 16);
-  const total = blockOffset + (s.eocdOffset - s.cdOffset) + eocd.length;
+  const total = blockOffset + s.cdSize + eocd.length;
   // One buffer per level, its size known up front (the EOCD makes total > 0).
   let level = Buffer.alloc(levelSize(total));
   let leaves = 0;
@@ -54,7 +54,9 @@ export async function verityDigest(s: ApkSections): Promise<Buffer> {
     for (; p + PAGE <= bytes.length; p += PAGE) saltedDigest(bytes.subarray(p, p + PAGE)).copy(level, DIGEST * leaves++);
     pending = Buffer.from(bytes.subarray(p));
   };
-  for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.eocdOffset]] as const) {
+  // The central directory as the end record declares it (apksig's slice): bytes between it and the end record are
+  // no signed section.
+  for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.cdOffset + s.cdSize]] as const) {
     for (let at = start; at < end; ) {
       const slice = await readAt(s.fh, at, Math.min(READ_CHUNK, end - at));
       if (slice.length === 0) throw new MalformedApkError('the file ends inside a signed section');
