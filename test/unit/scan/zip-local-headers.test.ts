@@ -75,3 +75,45 @@ test('local headers that disagree with the central directory are refused as apks
   expect(rows.filter((r) => !r.apksig).length).toBeGreaterThan(4);
   for (const r of rows) expect({ mutant: r.mutant, verified: r.verified }).toEqual({ mutant: r.mutant, verified: r.apksig });
 });
+
+/** Central-directory record offsets by entry name. */
+function centralRecords(zip: Buffer): Map<string, number> {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const out = new Map<string, number>();
+  for (let p = zip.readUInt32LE(eocd + 16), i = 0; i < zip.readUInt16LE(eocd + 10); i++) {
+    const nameLength = zip.readUInt16LE(p + 28);
+    out.set(zip.toString('utf8', p + 46, p + 46 + nameLength), p);
+    p += 46 + nameLength + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+  }
+  return out;
+}
+
+test('a compression method other than stored and deflate is judged as apksig judges it', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 21, targetSdk: 29 }), sign: 'v1-only' });
+  const bytes = await readFile(apk);
+  const locals = localHeaders(bytes);
+  const mutants: Array<{ label: string; file: string }> = [];
+  for (const [entry, cd] of centralRecords(bytes)) {
+    if (entry.startsWith('META-INF/')) continue;
+    for (const method of [99, 12]) {
+      const copy = Buffer.from(bytes);
+      // Both headers say the new method (a mismatch would be another mutant); a stored entry stays stored bytes.
+      copy.writeUInt16LE(method, cd + 10);
+      copy.writeUInt16LE(method, locals.get(entry)! + 8);
+      const file = path.join(work, `method-${mutants.length}.apk`);
+      await writeFile(file, copy);
+      mutants.push({ label: `${entry} method ${method} (was ${bytes.readUInt16LE(cd + 10)})`, file });
+    }
+  }
+  const verdicts = await apksigVerify(mutants.map((m) => ({ file: m.file, minSdk: 21 })));
+  for (const [i, m] of mutants.entries()) {
+    let ours: boolean;
+    try {
+      ours = (await verifyApk(m.file, { minSdk: 21, targetSdk: 29 })).verified;
+    } catch {
+      ours = false;
+    }
+    expect({ mutant: m.label, verified: ours }).toEqual({ mutant: m.label, verified: verdicts[i].verified });
+  }
+  expect(verdicts.some((v) => v.verified)).toBe(true);
+});

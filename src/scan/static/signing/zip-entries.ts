@@ -101,13 +101,13 @@ export async function localRecord(s: ApkSections, r: CdRecord): Promise<{ dataSt
 
 /**
  * Feeds an entry's uncompressed data to `hashes` (apksig's LocalFileRecord.outputUncompressedData) from where
- * localRecord finds it; only the STORED and DEFLATED methods are read. Inflation stops at the declared size, so a
+ * localRecord finds it: STORED copied, any other method inflated as DEFLATE. Inflation stops at the declared size, so a
  * bomb costs what it declares; LIMITS.signedContentBytes caps what all entries of a package may declare together
  * (see JarBudget).
  */
 export async function digestEntry(s: ApkSections, r: CdRecord, hashes: Sink[], budget: JarBudget): Promise<void> {
   const { dataStart, dataEnd } = await localRecord(s, r);
-  if (r.method !== 0 && r.method !== 8) throw new MalformedApkError(`${r.name}: unsupported compression method ${r.method}`);
+  // Any method but STORED is inflated as DEFLATE, as apksig does (its own weird-compression-method.apk verifies).
   budget.spend(r.uncompressedSize, r.name);
   if (r.method === 0) {
     // Hashes take each slice before the next read, so one buffer serves all of them; a collecting sink copies.
