@@ -42,8 +42,17 @@ export type AndroidSigner = { sha256: string; subject: string; notAfter: string;
 /** A verified (or not) Android signature: `schemes` lists only the schemes that verified; `lineage` is v3 proof-of-rotation, oldest first. */
 export type AndroidSigning = { verified: boolean; schemes: string[]; signers: AndroidSigner[]; lineage: string[] };
 
-/** The seal of an iOS bundle: who signed it (the leaf first) and the team of its certificate. */
-export type IosSigning = { verified: boolean; teamId: string | null; signers: Array<{ sha256: string; subject: string; notAfter: string }> };
+/**
+ * The seal of an iOS bundle: who signed it (the leaf first) and the team of its certificate. `teamId` and `keySha256`
+ * (SHA-256 of the signer's SubjectPublicKeyInfo, which continuity pins) are set only when the signer's certificate
+ * chains to Apple (docs/scan-evidence.md, "The iOS seal"); `keySha256` is absent on scans stored before that check.
+ */
+export type IosSigning = {
+  verified: boolean;
+  teamId: string | null;
+  signers: Array<{ sha256: string; subject: string; notAfter: string }>;
+  keySha256?: string | null;
+};
 
 /** `signing` of a static scan (null for packages that could not be analysed). */
 export type ScanSigning = AndroidSigning | IosSigning;

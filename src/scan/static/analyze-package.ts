@@ -7,6 +7,7 @@ import { incompleteFinding } from './package/incomplete';
 import { LIMITS } from './package/limits';
 import { SEVERITIES } from '../model/types';
 import { analyzeIos, hasIosInfoPlist, isIosEntry } from './ios/analyze-ios';
+import type { TrustAnchors } from './ios/apple-chain';
 import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './package/unreadable';
 import { PackageZip } from './package/zip-reader';
 import { redactDeep } from './secrets/redact';
@@ -25,6 +26,12 @@ export type StaticAnalysis = {
 export type AnalyzeOptions = {
   /** Clock for certificate and profile expiry; injected so tests need no real time. */
   now?: Date;
+  /**
+   * The CAs an iOS signer must chain to, in place of Apple's (src/scan/static/ios/apple-roots.ts): only for tests,
+   * whose bundles are signed by a test CA since nobody outside Apple can mint an Apple-issued certificate. The
+   * service never sets it.
+   */
+  iosTrustAnchors?: TrustAnchors;
 };
 
 /**
@@ -54,7 +61,7 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
       return failed(wrongPlatformFinding('ios'));
     }
     if (platform === 'android') return await analyzeAndroid(zip, filePath, now);
-    const ios = await analyzeIos(zip, filePath, now);
+    const ios = await analyzeIos(zip, filePath, now, options.iosTrustAnchors);
     return { ...ios, inventory: iosInventory(ios.inventory) };
   } catch (err) {
     if (err instanceof UnreadablePackageError) return failed(unreadableFinding(platform, err));

@@ -1,6 +1,6 @@
 import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static';
 import type { Finding } from '../../../src/scan/model/types';
-import { androidManifest } from '../../fixtures/build-packages';
+import { androidManifest, testIosAnchors } from '../../fixtures/build-packages';
 
 /** A fixed clock so certificate and profile expiry do not depend on when the tests run. */
 export const NOW = new Date('2026-01-15T12:00:00Z');
@@ -13,8 +13,12 @@ export function manifest(opts: Parameters<typeof androidManifest>[0] = {}): stri
   return androidManifest({ minSdk: 26, targetSdk: 36, ...opts, application: { ...SAFE_APP, ...opts.application } });
 }
 
+/**
+ * Analyses a package at NOW. An iOS bundle's signer is checked against the test CA that signs the fixtures
+ * (testIosAnchors) in place of Apple's CAs, which the service uses and test/unit/scan/ios-signer-chain.test.ts covers.
+ */
 export async function scan(file: string, platform: 'android' | 'ios' = 'android', now = NOW): Promise<StaticAnalysis> {
-  return analyzePackage(file, platform, { now });
+  return analyzePackage(file, platform, { now, iosTrustAnchors: platform === 'ios' ? await testIosAnchors() : undefined });
 }
 
 export function ids(r: StaticAnalysis): string[] {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Finding, IosSigning, NativeLibrary } from '../../model/types';
 import { UnreadablePackageError } from '../package/errors';
+import type { TrustAnchors } from './apple-chain';
 import { scanIosSecrets } from './ios-secrets';
 import type { PackageZip } from '../package/zip-reader';
 import { atsFindings } from './ats-rules';
@@ -35,8 +36,11 @@ export type IosInventory = { nativeLibraries: NativeLibrary[]; frameworks: strin
 
 export type IosAnalysis = { findings: Finding[]; target: { name: string; version: string | null }; signing: IosSigning | null; inventory: IosInventory };
 
-/** Analyses an opened IPA; throws UnreadablePackageError when its Info.plist cannot be read. */
-export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): Promise<IosAnalysis> {
+/**
+ * Analyses an opened IPA; throws UnreadablePackageError when its Info.plist cannot be read. The signer's chain is
+ * checked against Apple's CAs unless `anchors` names others (tests that sign with a CA of their own).
+ */
+export async function analyzeIos(zip: PackageZip, filePath: string, now: Date, anchors?: TrustAnchors): Promise<IosAnalysis> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
   const infoBytes = await zip.read(infoName, 'plist');
@@ -47,7 +51,7 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date): 
   const declared = stringAt(info, 'CFBundleExecutable');
   // A name with a slash would leave the bundle; codesign takes the executable from the bundle's top level.
   const executable = declared && !declared.includes('/') ? declared : appName;
-  const seal = await checkIosSeal(zip, appDir, executable, infoBytes);
+  const seal = await checkIosSeal(zip, appDir, executable, infoBytes, { now, anchors });
   findings.push(...seal.findings);
   const profileName = `${appDir}embedded.mobileprovision`;
   if (zip.has(profileName)) {

@@ -5,8 +5,11 @@ import { children, DerError, readOid, readTlv, TAG, type Tlv } from '../signing/
 import { pkcs7Certificates } from '../signing/pkcs7';
 import { parsePlistDict } from './read-plist';
 
-/** The CMS signature of a CodeDirectory: whether it verifies, why not, and the certificates it carries (signer first). */
-export type CmsCheck = { verified: boolean; problem: string | null; certificates: Buffer[] };
+/**
+ * The CMS signature of a CodeDirectory: whether it verifies, why not, the certificates it carries (signer first) and
+ * the signingTime attribute (null when absent or unreadable), at which Apple's chain is checked (apple-chain.ts).
+ */
+export type CmsCheck = { verified: boolean; problem: string | null; certificates: Buffer[]; signingTime?: Date | null };
 
 const DIGESTS: Record<string, string> = {
   '1.3.14.3.2.26': 'sha1',
@@ -15,6 +18,7 @@ const DIGESTS: Record<string, string> = {
   '2.16.840.1.101.3.4.2.3': 'sha512',
 };
 const MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
+const SIGNING_TIME = '1.2.840.113549.1.9.5';
 /** Apple's signed attribute listing the cdhash of every CodeDirectory (a plist with `cdhashes`), so alternates are bound too. */
 const APPLE_CDHASHES = '1.2.840.113635.100.9.1';
 const RSA_PSS = '1.2.840.113549.1.1.10';
@@ -24,8 +28,8 @@ const RSA_PSS = '1.2.840.113549.1.1.10';
  * attribute is the digest of the primary CodeDirectory (slot 0), the `checked` CodeDirectory (the strongest, which
  * the hashes were compared with) is the primary or listed in Apple's cdhashes attribute, and the signature over the
  * signed attributes verifies with the public key of one of the carried certificates, which is then the signer.
- * Apple's certificate chain (Apple Root CA, WWDR intermediate) is not checked: that needs Apple's roots and tells
- * only whether Apple issued the certificate, while the team and the certificate are reported for continuity checks.
+ * Apple's certificate chain (Apple Root CA, WWDR intermediate) is checked by the caller (apple-chain.ts), at the
+ * signingTime returned here.
  */
 export function checkCms(cms: Buffer, sig: EmbeddedSignature, checked: CodeDirectory): CmsCheck {
   let certificates: Buffer[] = [];
@@ -44,6 +48,7 @@ export function checkCms(cms: Buffer, sig: EmbeddedSignature, checked: CodeDirec
     const primary = sig.blobs.get(SLOT.CODE_DIRECTORY);
     if (!primary) return fail('no primary CodeDirectory for the CMS signature to cover', certificates);
     let signed: Buffer;
+    let signingTime: Date | null = null;
     if (hasAttrs) {
       const attrs = readAttributes(cms, maybeAttrs);
       const messageDigest = attrs.get(MESSAGE_DIGEST);
@@ -58,13 +63,14 @@ export function checkCms(cms: Buffer, sig: EmbeddedSignature, checked: CodeDirec
       // The signature covers the attributes' DER with the SET OF tag in place of the [0] IMPLICIT tag.
       signed = Buffer.from(cms.subarray(maybeAttrs.start, maybeAttrs.end));
       signed[0] = TAG.SET;
+      signingTime = readTime(cms, attrs.get(SIGNING_TIME));
     } else {
       signed = primary;
     }
     const value = cms.subarray(signature.body, signature.bodyEnd);
     const signer = certificates.findIndex((der) => verifiesWith(der, digest, signed, value));
     if (signer < 0) return fail('CMS signature does not verify with any certificate it carries', certificates);
-    return { verified: true, problem: null, certificates: [certificates[signer], ...certificates.filter((_, k) => k !== signer)] };
+    return { verified: true, problem: null, certificates: [certificates[signer], ...certificates.filter((_, k) => k !== signer)], signingTime };
   } catch (err) {
     // RangeError: a read past a buffer's end that a bounds check missed is still a malformed signature, not a crash.
     if (err instanceof DerError || err instanceof RangeError) return fail(`CMS signature unreadable (${err.message})`, certificates);
@@ -105,6 +111,19 @@ function readAttributes(cms: Buffer, attrs: Tlv): Map<string, Tlv> {
     if (first) out.set(readOid(cms, oid), first);
   }
   return out;
+}
+
+/** A UTCTime (YYMMDDHHMMSSZ, years 1950 to 2049) or GeneralizedTime (YYYYMMDDHHMMSSZ), as RFC 5652 writes signingTime. */
+function readTime(cms: Buffer, t: Tlv | undefined): Date | null {
+  if (!t || (t.tag !== 0x17 && t.tag !== 0x18)) return null;
+  const text = cms.toString('latin1', t.body, Math.min(t.bodyEnd, t.body + 32));
+  const m = (t.tag === 0x17 ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/ : /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/).exec(text);
+  if (!m) return null;
+  const year = t.tag === 0x17 ? (Number(m[1]) < 50 ? 2000 : 1900) + Number(m[1]) : Number(m[1]);
+  const [month, day, hour, minute, second] = m.slice(2).map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // Date.UTC rolls an impossible date (month 13, day 32) over: such a time is unreadable, not another day.
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60 ? date : null;
 }
 
 function listsCdHash(cms: Buffer, attr: Tlv | undefined, cd: CodeDirectory): boolean {

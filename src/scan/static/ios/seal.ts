@@ -2,6 +2,7 @@ import type { Finding, IosSigning } from '../../model/types';
 import { LimitExceededError, UnreadablePackageError } from '../package/errors';
 import { LIMITS } from '../package/limits';
 import type { PackageZip } from '../package/zip-reader';
+import { checkSignerChain, type TrustAnchors } from './apple-chain';
 import { certificateTeamId, checkCms, describeCertificate, type CmsCheck } from './cms-signer';
 import { cdHashesOf, checkExecutable, type ExecutableSignature } from './code-seal';
 import { parsePlistDict, stringAt } from './read-plist';
@@ -16,22 +17,26 @@ const QUOTED_CHARS = 160;
 
 type Checked = { exe: ExecutableSignature | 'unsigned' | null; codeResources: Buffer | null; cms: Array<CmsCheck | null> };
 
+/** What the signer's chain is checked against: the scan's time, and the anchors (Apple's, apple-roots.ts, unless a test names others). */
+export type SignerTrust = { now: Date; anchors?: TrustAnchors };
+
 /**
  * The seal of an app bundle, checked as codesign --verify --deep checks it: the resources against CodeResources, the
  * main executable's code signature against its code, Info.plist and CodeResources, the CMS signature over its
- * CodeDirectory, and nested bundles and code likewise. Returns the findings (`ios.unsigned` when there is no
- * signature at all, else one critical `ios.seal-broken` listing the first problems) and the signing identity (null
- * only for an unsigned bundle).
+ * CodeDirectory, and nested bundles and code likewise; then whether the signer's certificate chains to Apple. Returns
+ * the findings (`ios.unsigned` when there is no signature at all, else a critical `ios.seal-broken` listing the
+ * first problems and a critical `ios.signer-untrusted` when Apple did not issue the signer's certificate) and the
+ * signing identity (null only for an unsigned bundle).
  */
 export async function checkIosSeal(
-  zip: PackageZip, appDir: string, executable: string, infoPlist: Buffer,
+  zip: PackageZip, appDir: string, executable: string, infoPlist: Buffer, trust: SignerTrust,
 ): Promise<{ findings: Finding[]; signing: IosSigning | null }> {
   const report = newReport();
   const checked = await checkBundle(zip, appDir, executable, infoPlist, report, 0);
   if (!checked) return { findings: [unsignedFinding(appDir)], signing: null };
-  const signing = signerOf(checked, appDir + executable, report);
+  const { signing, untrusted } = signerOf(checked, appDir + executable, report, trust);
   signing.verified = signing.verified && report.total === 0;
-  return { findings: report.total ? [sealBrokenFinding(report)] : [], signing };
+  return { findings: [...(report.total ? [sealBrokenFinding(report)] : []), ...(untrusted ? [untrusted] : [])], signing };
 }
 
 /** Checks one bundle (the app, or a bundle nested in it); null when it carries no signature at all. */
@@ -85,10 +90,15 @@ function nestedChecks(zip: PackageZip, report: SealReport, depth: number): Neste
   };
 }
 
-/** Who signed: the CMS of the arm64 slice (else the first), its signer first; the team from the certificate's OU. */
-function signerOf(checked: Checked, exeName: string, report: SealReport): IosSigning {
+/**
+ * Who signed: the CMS of the arm64 slice (else the first), its signer first. The team is the signer certificate's
+ * OU, and only when that certificate chains to Apple (apple-chain.ts): anyone can write a team's OU into a
+ * certificate of their own, and a CodeDirectory's team id is the signer's own claim too. A signer of any slice
+ * that verifies but does not chain to Apple makes the signing unverified and gives `ios.signer-untrusted`.
+ */
+function signerOf(checked: Checked, exeName: string, report: SealReport, trust: SignerTrust): { signing: IosSigning; untrusted: Finding | null } {
   const { exe, cms } = checked;
-  if (!exe || exe === 'unsigned') return { verified: false, teamId: null, signers: [] };
+  if (!exe || exe === 'unsigned') return { signing: { verified: false, teamId: null, signers: [], keySha256: null }, untrusted: null };
   // Ad hoc signatures (no CMS) carry hashes only: nobody signed them, so they are not verified, though not broken.
   const verified = cms.every((c) => c?.verified === true);
   const mainIndex = Math.max(0, exe.slices.findIndex((s) => s.cputype === CPU_ARM64));
@@ -99,7 +109,26 @@ function signerOf(checked: Checked, exeName: string, report: SealReport): IosSig
   if (certTeam && main.cd.teamId && certTeam !== main.cd.teamId) {
     addProblem(report, `${exeName}: the CodeDirectory names team ${main.cd.teamId}, its certificate team ${certTeam}`);
   }
-  return { verified, teamId: certTeam ?? main.cd.teamId, signers };
+  // Only a signer the CMS signature proved (it verified with that certificate's key) has a chain worth checking.
+  const chains = cms.map((c) => (c?.verified ? checkSignerChain(c.certificates[0], { signedAt: c.signingTime ?? null, now: trust.now }, trust.anchors) : null));
+  const refused = chains.find((c) => c?.trusted === false);
+  const mainChain = chains[mainIndex];
+  if (refused && !refused.trusted) {
+    return { signing: { verified: false, teamId: null, signers, keySha256: null }, untrusted: untrustedFinding(exeName, refused.reason, certTeam) };
+  }
+  const proven = mainChain?.trusted ? mainChain : null;
+  return { signing: { verified, teamId: proven?.teamId ?? null, signers, keySha256: proven?.keySha256 ?? null }, untrusted: null };
+}
+
+/** A signature made with a certificate Apple did not issue (or no longer vouches for): whatever team it names is unproven. */
+function untrustedFinding(exeName: string, reason: string, claimedTeam: string | null): Finding {
+  return {
+    id: 'ios.signer-untrusted',
+    severity: 'critical',
+    title: 'Signing certificate is not from Apple',
+    detail: `${exeName} is signed with a certificate that does not chain to Apple's roots through a Worldwide Developer Relations CA: ${reason}.${claimedTeam ? ` Its subject claims team ${claimedTeam}, but only a certificate Apple issued proves a team: anyone can copy a team's OU into a certificate of their own.` : ''} iOS refuses to install such an app, and a bundle re-signed this way is what a repackaged app looks like.`,
+    fix: 'Sign with the Apple Development or Apple Distribution certificate Apple issued to your team (Xcode Product › Archive › Distribute App, or `xcodebuild -exportArchive`), and make sure it is valid when the package is scanned.',
+  };
 }
 
 function sealBrokenFinding(report: SealReport): Finding {
