@@ -1,11 +1,14 @@
 // Protects: bytes between the central directory and the end record (a ZIP64 locator, a second end record, padding)
 // are judged as apksig judges them: only an overlap is refused, and the signed sections are the central directory
 // as the end record declares it, so such bytes change no verdict. Each mutant is an apksigner-signed package with
-// bytes inserted before its end record; the expected verdict is apksig's (tools/apksig-oracle).
+// bytes inserted before its end record; the expected verdict is apksig's (tools/apksig-oracle). The analysis's own
+// zip reader finds the same central directory (src/scan/static/package/central-directory.ts): such a package is
+// analysed, never unreadable.
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import { verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { androidManifest, buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { apksigVerify, describeApksigVerdict } from '../../support/apksig-oracle';
@@ -74,4 +77,30 @@ test('bytes between the central directory and the end record are judged as apksi
   expect(rows.filter((r) => r.apksig).length).toBeGreaterThan(0);
   expect(rows.filter((r) => !r.apksig).length).toBeGreaterThan(0);
   for (const r of rows) expect({ mutant: r.mutant, verified: r.verified }).toEqual({ mutant: r.mutant, verified: r.apksig });
+});
+
+test('the analysis reads such packages as Android\'s zip library does: a verdict for each, the same as apksig\'s', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 21, targetSdk: 29 }), sign: 'v1-only' });
+  const bytes = await readFile(apk);
+  const at = bytes.lastIndexOf(EOCD);
+  const withDisks = Buffer.from(bytes);
+  withDisks.writeUInt16LE(3, at + 4); // number of this disk
+  withDisks.writeUInt16LE(5, at + 6); // disk where the central directory starts
+  const mutants: Record<string, Buffer> = {
+    'non-zero disk numbers in the end record': withDisks,
+    'a ZIP64 locator before the end record': inserted(bytes, zip64Locator),
+    'a second end record': inserted(bytes, (eocd) => eocd),
+  };
+  const files = [];
+  for (const [name, data] of Object.entries(mutants)) {
+    const file = path.join(work, `analysis-${files.length}.apk`);
+    await writeFile(file, data);
+    files.push({ name, file });
+  }
+  const verdicts = await apksigVerify(files.map((f) => ({ file: f.file, minSdk: 21 })));
+  for (const [i, f] of files.entries()) {
+    const r = await analyzePackage(f.file, 'android');
+    expect({ mutant: f.name, ids: r.findings.map((x) => x.id).filter((id) => id.startsWith('package.') || id === 'scan.incomplete') }).toEqual({ mutant: f.name, ids: [] });
+    expect({ mutant: f.name, verified: r.signing?.verified }).toEqual({ mutant: f.name, verified: verdicts[i].verified });
+  }
 });

@@ -140,7 +140,7 @@ export const LIMITS = {
   sealRuleSteps: 200_000_000,
   /**
    * Bytes hashed per bundle file (every file is hashed while it streams, never held): the largest files in real
-   * apps (ML models, video, game assets) are a few hundred MB, under yauzl's 4 GiB non-Zip64 entry size anyway.
+   * apps (ML models, video, game assets) are a few hundred MB, under the 4 GiB of a non-Zip64 entry anyway.
    */
   sealFileBytes: 4 * 1024 * 1024 * 1024,
 

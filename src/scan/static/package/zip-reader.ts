@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
-import yauzl from 'yauzl';
+import { locateCentralDirectory, tooManyEntries, walkCentralDirectory } from './central-directory';
 import { LimitExceededError, UnreadablePackageError } from './errors';
 import { LIMITS, type LimitName } from './limits';
 
@@ -10,11 +10,9 @@ import { LIMITS, type LimitName } from './limits';
 export type EntryKind = Extract<LimitName, 'manifest' | 'resourceTable' | 'resourceXml' | 'signatureFile' | 'plist' | 'provisioningProfile'>;
 
 /**
- * What is kept of a central-directory entry: its name and what reading it takes. yauzl reads each record into a
- * buffer of its own (up to 196 KB: name, extra field and comment of up to 64 KB each) and its Entry holds views of
- * that buffer (fileNameRaw, extraFieldRaw, fileCommentRaw, extraFields), outside the V8 heap the worker's limit
- * counts: 1,500 kept res/xml entries with 64 KB extra fields held 98 MB. The name is a string yauzl decoded from
- * the buffer (UTF-8 or CP437), so it holds no reference to it, and nothing else here is more than a number.
+ * What is kept of a central-directory entry: its name and what reading it takes. Nothing of the record's bytes is
+ * held (a record may carry 64 KB of extra field and 64 KB of comment): the name is a string decoded from its bytes,
+ * everything else a number.
  */
 export type EntryRecord = Readonly<{
   name: string;
@@ -40,35 +38,50 @@ const READ_STEP = 1024 * 1024;
 
 export class PackageZip {
   private constructor(
-    private readonly zip: yauzl.ZipFile,
     private readonly kept: Map<string, EntryRecord>,
     /** Number of entries in the central directory, kept or not. */
     readonly entryCount: number,
-    /** The package file, read by offset for entry data (see stream). */
+    /** The package file, read by offset for the directory and entry data (see stream). */
     private readonly file: FileHandle,
     private readonly fileSize: number,
   ) {}
 
-  /** Opens a zip and remembers the entries whose name `keep` accepts; rejects with UnreadablePackageError. */
+  /**
+   * Opens a zip and remembers the entries whose name `keep` accepts, reading the central directory as Android's zip
+   * library does (central-directory.ts); rejects with UnreadablePackageError or LimitExceededError.
+   */
   static async open(filePath: string, keep: (name: string) => boolean): Promise<PackageZip> {
-    const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-      yauzl.open(
-        filePath,
-        // lazyEntries: walk the central directory at our pace; autoClose false: the fd stays open for reads.
-        // decodeStrings false: names are decoded from the record's bytes here (see entryName), not by yauzl.
-        { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
-        (err, z) => (err || !z ? reject(new UnreadablePackageError('not-zip', `not a zip archive: ${err?.message ?? 'no archive'}`)) : resolve(z)),
-      );
-    });
+    let file: FileHandle;
     try {
-      await refuseIgnoredZip64(filePath, zip);
-      // The declared count is checked before walking; the walk counts too, in case the declaration lies.
-      if (zip.entryCount > LIMITS.zipEntries) throw tooManyEntries(zip.entryCount);
-      const { kept, count } = await collectEntries(zip, keep);
-      const file = await open(filePath, 'r');
-      return new PackageZip(zip, kept, count, file, (await file.stat()).size);
+      file = await open(filePath, 'r');
     } catch (err) {
-      zip.close();
+      throw new UnreadablePackageError('io', `cannot open the package: ${(err as Error).message}`);
+    }
+    try {
+      const { size } = await file.stat();
+      const location = await locateCentralDirectory(file, size);
+      const kept = new Map<string, EntryRecord>();
+      let count = 0;
+      await walkCentralDirectory(file, location, (record) => {
+        if (++count > LIMITS.zipEntries) throw tooManyEntries(count);
+        // First entry of a name wins, as with Android's package parser.
+        const name = entryName(record.nameBytes);
+        if (keep(name) && !kept.has(name)) {
+          kept.set(name, {
+            name,
+            compressionMethod: record.compressionMethod,
+            generalPurposeBitFlag: record.generalPurposeBitFlag,
+            compressedSize: record.compressedSize,
+            uncompressedSize: record.uncompressedSize,
+            relativeOffsetOfLocalHeader: record.relativeOffsetOfLocalHeader,
+            versionMadeBy: record.versionMadeBy,
+            externalFileAttributes: record.externalFileAttributes,
+          });
+        }
+      });
+      return new PackageZip(kept, count, file, size);
+    } catch (err) {
+      await file.close().catch(() => undefined);
       throw err;
     }
   }
@@ -123,7 +136,7 @@ export class PackageZip {
    * with LimitExceededError(kind) when the entry declares or inflates past maxBytes, and with UnreadablePackageError
    * when it inflates to another length than it declares.
    *
-   * Entries are read here by offset in 1 MB blocks and inflated in 512 KB steps rather than by yauzl's stream (16 KB
+   * Entries are read here by offset in 1 MB blocks and inflated in 512 KB steps rather than through a zip library's stream (16 KB
    * reads and steps): each is a round trip to the thread pool, and with 16 KB ones the round trips, not inflation,
    * were most of the cost of reading 80 MB of DEX files.
    */
@@ -191,15 +204,14 @@ export class PackageZip {
   }
 
   close(): void {
-    this.zip.close();
     void this.file.close().catch(() => undefined);
   }
 
   /**
    * The entry's bytes as stored, in READ_STEP blocks read by offset: after its local header (whose name and extra
    * lengths may differ from the central directory's: zipalign pads the local extra field), exactly the declared
-   * compressed size, which must lie inside the file. What yauzl refuses is refused here too: encryption, methods
-   * other than stored and deflate, a stored entry whose two sizes differ.
+   * compressed size, which must lie inside the file. Refused here: encryption, methods other than stored and
+   * deflate, a stored entry whose two sizes differ.
    */
   private async *storedBytes(entry: EntryRecord): AsyncGenerator<Buffer> {
     if (entry.generalPurposeBitFlag & 0x1) throw asIo(entry.name, new Error('the entry is encrypted'));
@@ -224,77 +236,13 @@ export class PackageZip {
   }
 }
 
-/**
- * yauzl follows a Zip64 locator whenever one precedes the end record; Android (libziparchive) and apksig look for one
- * only when a field of the end record is saturated (0xFFFF / 0xFFFFFFFF), and otherwise read the central directory
- * the end record names. A locator before an end record with no saturated field, leading elsewhere, would show the
- * rules a central directory (and an AndroidManifest.xml) that neither the signature verifier nor the platform reads:
- * such a package is refused. The end record is the one yauzl took: the last signature in the file's tail.
- */
-async function refuseIgnoredZip64(filePath: string, zip: yauzl.ZipFile): Promise<void> {
-  const fh = await open(filePath, 'r');
-  try {
-    const { size } = await fh.stat();
-    const length = Math.min(size, 20 + 22 + 0xffff);
-    const tail = Buffer.alloc(length);
-    await fh.read(tail, 0, length, size - length);
-    let p = tail.length - 22;
-    while (p >= 0 && tail.readUInt32LE(p) !== 0x06054b50) p--;
-    if (p < 20 || tail.readUInt32LE(p - 20) !== 0x07064b50) return;
-    const count = tail.readUInt16LE(p + 10);
-    const cdOffset = tail.readUInt32LE(p + 16);
-    const saturated = tail.readUInt16LE(p + 8) === 0xffff || count === 0xffff || tail.readUInt32LE(p + 12) === 0xffffffff ||
-      cdOffset === 0xffffffff || tail.readUInt16LE(p + 20) === 0xffff;
-    const yauzlOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
-    if (!saturated && (zip.entryCount !== count || yauzlOffset !== cdOffset)) {
-      throw new UnreadablePackageError('not-zip', `ambiguous archive: a Zip64 locator leads to another central directory (${zip.entryCount} entries at offset ${yauzlOffset}) than the end record names (${count} at ${cdOffset}), and Android reads the latter`);
-    }
-  } finally {
-    await fh.close();
-  }
-}
-
-function collectEntries(zip: yauzl.ZipFile, keep: (name: string) => boolean): Promise<{ kept: Map<string, EntryRecord>; count: number }> {
-  return new Promise((resolve, reject) => {
-    const kept = new Map<string, EntryRecord>();
-    let count = 0;
-    zip.on('entry', (entry: yauzl.Entry) => {
-      if (++count > LIMITS.zipEntries) {
-        reject(tooManyEntries(count));
-        return;
-      }
-      // First entry of a name wins, as with Android's package parser.
-      const name = entryName(entry.fileName as unknown as Buffer);
-      if (keep(name) && !kept.has(name)) kept.set(name, recordOf(entry, name));
-      zip.readEntry();
-    });
-    zip.on('end', () => resolve({ kept, count }));
-    zip.on('error', (err: Error) => reject(new UnreadablePackageError('not-zip', `corrupt zip central directory: ${err.message}`)));
-    zip.readEntry();
-  });
-}
-
-/** The entry's record: copied field by field, so that the Entry, and the buffer its views share, can be collected. */
-function recordOf(entry: yauzl.Entry, name: string): EntryRecord {
-  return {
-    name,
-    compressionMethod: entry.compressionMethod,
-    generalPurposeBitFlag: entry.generalPurposeBitFlag,
-    compressedSize: entry.compressedSize,
-    uncompressedSize: entry.uncompressedSize,
-    relativeOffsetOfLocalHeader: entry.relativeOffsetOfLocalHeader,
-    versionMadeBy: entry.versionMadeBy,
-    externalFileAttributes: entry.externalFileAttributes,
-  };
-}
-
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * An entry's name as Android and apksig know it: the bytes of its central-directory record, nothing else. Android
  * (libziparchive) finds an entry by comparing those bytes with the UTF-8 of the name it looks for, so the name is
- * their UTF-8 reading, whatever the language-encoding flag says. yauzl's own decoding would let a package show the
- * rules a decoy: it takes the name from an Info-ZIP Unicode Path extra field (0x7075) when there is one, and turns
+ * their UTF-8 reading, whatever the language-encoding flag says. A zip library's own decoding would let a package
+ * show the rules a decoy: yauzl's, for one, takes the name from an Info-ZIP Unicode Path extra field (0x7075) when there is one, and turns
  * backslashes into slashes, so `assets/x` with such a field, or `res\xml\config.xml`, could stand for an entry Android
  * reads under another name. Bytes that are not UTF-8 (no name Android looks up) become lone surrogates
  * U+DC80-U+DCFF, one per byte, so two different byte strings never become one name; a leading byte-order mark is
@@ -308,10 +256,6 @@ export function entryName(raw: Buffer): string {
     for (const b of raw) out += String.fromCharCode(b < 0x80 ? b : 0xdc00 + b);
     return out;
   }
-}
-
-function tooManyEntries(count: number): LimitExceededError {
-  return new LimitExceededError('zipEntries', `the archive holds ${count} or more entries, over the ${LIMITS.zipEntries}-entry limit`);
 }
 
 function asIo(name: string, err: Error | null | undefined): UnreadablePackageError {

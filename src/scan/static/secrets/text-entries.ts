@@ -53,7 +53,7 @@ export async function scanTextEntry(zip: PackageZip, name: string, collector: Se
   budget.file(name);
   let tail = '';
   let sniffed = 0;
-  // The entry is read up to its declared size (yauzl refuses one that inflates past it); the search stops earlier.
+  // The entry is read up to its declared size (one that inflates past it is refused); the search stops earlier.
   await zip.stream(name, 'secretTextFileBytes', entry.uncompressedSize, (chunk, offset) => {
     if (sniffed < SNIFF) {
       const head = chunk.subarray(0, SNIFF - sniffed);
