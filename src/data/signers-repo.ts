@@ -20,12 +20,20 @@ export interface SignerDoc {
   /** Android: the package's (first) signer; iOS: the leaf certificate of the seal that was recorded. */
   sha256: string | null;
   teamId: string | null;
+  /**
+   * iOS: the SHA-256 of the recorded leaf's public key (SubjectPublicKeyInfo), which later builds of the team are
+   * compared with; null or absent when none is pinned (an operator's record, Android, records made before).
+   */
+  keySha256?: string | null;
   source: 'scan' | 'operator';
   /** The static scan that recorded (or moved) it; null for an operator's record. */
   scanId: string | null;
   /** Why an operator recorded it; null for a scan's record. */
   reason: string | null;
-  /** When a v3 lineage moved the record here: the sha256 it moved from (the scan that moved it reports the rotation). */
+  /**
+   * When a v3 lineage moved the record here, or a team's new key was pinned (iOS): the sha256 it moved from (the scan
+   * that moved it reports the rotation or the new key).
+   */
   rotatedFrom: string | null;
   recordedAt: Date;
 }
@@ -71,8 +79,10 @@ export class SignersRepo {
    * Moves the record to a new identity only while it still holds `expected` (compare-and-set): of two scans racing to
    * move it, one wins and the other reads the winner's record and compares again.
    */
-  async moveIfUnchanged(key: SignerKey, expected: string, fields: SignerFields): Promise<boolean> {
+  async moveIfUnchanged(key: SignerKey, expected: string, fields: SignerFields, expectedKey?: string): Promise<boolean> {
     const filter: Filter<SignerDoc> = { appId: key.appId, package: key.package, platform: key.platform, identity: expected };
+    // A renewed key of the same identity (iOS) moves only the pinned key it read.
+    if (expectedKey !== undefined) filter.keySha256 = expectedKey;
     return (await this.col.updateOne(filter, { $set: fields })).modifiedCount > 0;
   }
 

@@ -1,9 +1,11 @@
 /**
  * Signing continuity (docs/scan-evidence.md): the first verified static scan of a package records who signed it; a
  * later verified package signed otherwise is a critical finding, unless a v3 lineage proves the rotation from the
- * recorded signer (a low finding, and the record moves). Unverified signatures never record nor move anything: an
- * attacker's broken package must not become the reference. Nor do builds that are not release builds
- * (src/services/builds/release.ts): a branch job is compared with the release's record, and never writes it.
+ * recorded signer (a low finding, and the record moves). An iOS team is identified only through Apple's chain, and
+ * its leaf's key is pinned: a new key of the same team is a low finding, and a release build pins it. Unverified
+ * signatures never record nor move anything: an attacker's broken package must not become the reference. Nor do
+ * builds that are not release builds (src/services/builds/release.ts): a branch job is compared with the release's
+ * record, and never writes it.
  */
 import type { RequestContext } from './context';
 import type { ContinuityVerdict, SignerDoc, SignerFields, SignerKey } from '../data/signers-repo';
@@ -11,7 +13,7 @@ import type { Finding } from '../scan';
 import type { AndroidSigning, IosSigning, ScanSigning } from '../scan/model/types';
 
 /** What a package's signature identifies, as recorded and compared. */
-export type ObservedSigner = Pick<SignerDoc, 'identity' | 'sha256' | 'teamId'>;
+export type ObservedSigner = Pick<SignerDoc, 'identity' | 'sha256' | 'teamId' | 'keySha256'>;
 
 const isAndroid = (s: ScanSigning): s is AndroidSigning => 'schemes' in s;
 
@@ -24,12 +26,16 @@ export function observedSigner(signing: ScanSigning | null | undefined): Observe
     return { identity: all.join(' '), sha256: signing.signers[0].sha256.toLowerCase(), teamId: null };
   }
   const leaf = signing.signers[0].sha256.toLowerCase();
-  return signing.teamId ? { identity: `team:${signing.teamId}`, sha256: leaf, teamId: signing.teamId } : { identity: `leaf:${leaf}`, sha256: leaf, teamId: null };
+  // A team is an identity only when the analyser proved it from Apple's chain, which is when it gives the leaf's key:
+  // a team id without one (a scan stored before the chain was checked) is the signer's own claim.
+  const keySha256 = signing.keySha256?.toLowerCase();
+  if (signing.teamId && keySha256) return { identity: `team:${signing.teamId}`, sha256: leaf, teamId: signing.teamId, keySha256 };
+  return { identity: `leaf:${leaf}`, sha256: leaf, teamId: null };
 }
 
-/** The identity of an operator's record: the same keys a scan's record has. */
+/** The identity of an operator's record: the same keys a scan's record has (a team's, with no key pinned). */
 export function operatorSigner(input: { sha256: string | null; teamId: string | null }): ObservedSigner {
-  if (input.teamId) return { identity: `team:${input.teamId}`, sha256: input.sha256, teamId: input.teamId };
+  if (input.teamId) return { identity: `team:${input.teamId}`, sha256: input.sha256, teamId: input.teamId, keySha256: null };
   const sha256 = (input.sha256 ?? '').toLowerCase();
   return { identity: sha256, sha256, teamId: null };
 }
@@ -74,9 +80,15 @@ export async function checkSigningContinuity(ctx: RequestContext, input: Continu
     const recorded = await ctx.repos.signers.find(key);
     if (!recorded) continue; // removed in between: try to record again
     if (recorded.scanId === input.scanId) {
-      return recorded.rotatedFrom ? { findings: [rotatedFinding(input.package, recorded.rotatedFrom, observed)], verdict: 'rotated' } : { findings: [], verdict: 'recorded' };
+      return recorded.rotatedFrom ? moved(input, recorded.rotatedFrom, observed) : { findings: [], verdict: 'recorded' };
     }
-    if (recorded.identity === observed.identity) return { findings: [], verdict: 'unchanged' };
+    if (recorded.identity === observed.identity) {
+      const pinned = renewedFrom(recorded, observed);
+      if (!pinned) return { findings: [], verdict: 'unchanged' };
+      // The team's new key (a renewed certificate) is pinned in place of the one read, compare-and-set on it.
+      if (await ctx.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256), pinned)) return moved(input, recorded.sha256, observed);
+      continue;
+    }
     if (!rotationProven(input.signing, recorded, observed)) return { findings: [changedFinding(input, recorded, observed)], verdict: 'changed' };
     if (await ctx.repos.signers.moveIfUnchanged(key, recorded.identity, fields(recorded.sha256))) {
       return { findings: [rotatedFinding(input.package, recorded.sha256!, observed)], verdict: 'rotated' };
@@ -94,9 +106,25 @@ export async function checkSigningContinuity(ctx: RequestContext, input: Continu
 async function compareWithRecord(ctx: RequestContext, key: SignerKey, input: ContinuityInput, signing: ScanSigning, observed: ObservedSigner): Promise<ContinuityResult> {
   const recorded = await ctx.repos.signers.find(key);
   if (!recorded) return { findings: [], verdict: 'unrecorded' };
-  if (recorded.identity === observed.identity) return { findings: [], verdict: 'unchanged' };
+  if (recorded.identity === observed.identity) {
+    return { findings: renewedFrom(recorded, observed) ? [renewedFinding(input.package, recorded.sha256, observed)] : [], verdict: 'unchanged' };
+  }
   if (rotationProven(signing, recorded, observed)) return { findings: [], verdict: 'rotated' };
   return { findings: [changedFinding(input, recorded, observed)], verdict: 'changed' };
+}
+
+/**
+ * The pinned key an iOS package of the recorded team no longer uses, or null (the same key, or none pinned: an
+ * operator's record names the team only). A new key of the team is normal (a renewed certificate), not a change.
+ */
+function renewedFrom(recorded: SignerDoc, observed: ObservedSigner): string | null {
+  return recorded.keySha256 && observed.keySha256 && recorded.keySha256 !== observed.keySha256 ? recorded.keySha256 : null;
+}
+
+/** What a scan that moved the record reports (again, when its job is retried): a proven rotation, or a team's new key. */
+function moved(input: ContinuityInput, from: string | null, observed: ObservedSigner): ContinuityResult {
+  if (input.platform === 'ios') return { findings: [renewedFinding(input.package, from, observed)], verdict: 'unchanged' };
+  return { findings: [rotatedFinding(input.package, from!, observed)], verdict: 'rotated' };
 }
 
 /** A digest short enough to read, long enough (64 bits) not to be mistaken for another. */
@@ -136,6 +164,16 @@ function rotatedFinding(pkg: string, from: string, observed: ObservedSigner): Fi
     title: 'Signing key rotated (proven by a v3 lineage)',
     detail: `The package ${pkg} is signed by certificate SHA-256 ${abbreviated(observed.sha256)}, and its APK Signature Scheme v3 lineage proves the rotation from the recorded ${abbreviated(from)}. The recorded signer of ${pkg} is now ${abbreviated(observed.sha256)}.`,
     fix: 'Nothing to do if you rotated the key. If you did not, find out who holds the old key: only its holder can sign a lineage from it.',
+  };
+}
+
+function renewedFinding(pkg: string, fromLeaf: string | null, observed: ObservedSigner): Finding {
+  return {
+    id: 'ios.signing-key-renewed',
+    severity: 'low',
+    title: 'Signed with a new certificate key of the same team',
+    detail: `The package ${pkg} is signed by team ${observed.teamId}, as recorded, with a certificate Apple issued (${abbreviated(observed.sha256)}) whose key differs from the one pinned from the recorded certificate ${abbreviated(fromLeaf)}: a renewed or additional Apple Development or Distribution certificate of the team. A release build's scan pins the new key.`,
+    fix: 'Nothing to do if your team renewed or added a signing certificate. If it did not, find out who requested it, and revoke the certificates you do not know in the Apple Developer portal (Certificates, Identifiers & Profiles).',
   };
 }
 

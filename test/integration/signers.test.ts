@@ -7,7 +7,8 @@
 // 404, a key without the scope 403, a bad body a 422 naming its fields. Only release builds record: a branch build
 // (a key that is not a release key) of a package with no record gets no verdict (`unrecorded`) and records nothing,
 // so the release build after it records its own signer; a branch build signed otherwise than the release's record
-// gets android.signer-changed and leaves the record as it was.
+// gets android.signer-changed and leaves the record as it was. iOS: the team identifies only with the key Apple's
+// chain gives; the leaf's key is pinned, a new key of the team is low ios.signing-key-renewed (a release build pins it).
 import { MongoClient } from 'mongodb';
 import { startHarness, bearer, json, readJson, type Harness } from '../support/harness';
 import { androidManifest, buildApk, cleanupFixtures, keystore } from '../fixtures/build-packages';
@@ -308,9 +309,12 @@ describe('concurrent first scans of one package', () => {
 });
 
 describe('iOS team continuity (the service, with seals as the analyser reports them)', () => {
-  const seal = (teamId: string | null, leaf: string, verified = true): IosSigning => ({ verified, teamId, signers: [{ sha256: leaf, subject: `OU=${teamId}`, notAfter: '2050-01-01T00:00:00.000Z' }] });
-  const check = async (pkg: string, signing: IosSigning, scanId = `scn_ios${Math.random().toString(36).slice(2, 10)}`) =>
-    (await checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'ios', package: pkg, scanId, signing, release: true })).findings;
+  // As the analyser reports a seal whose signer chains to Apple: the team, and the leaf's key (one key per leaf here).
+  const seal = (teamId: string | null, leaf: string, verified = true, keySha256: string | null = `k${leaf.slice(1)}`): IosSigning =>
+    ({ verified, teamId, keySha256, signers: [{ sha256: leaf, subject: `OU=${teamId}`, notAfter: '2050-01-01T00:00:00.000Z' }] });
+  const continuity = async (pkg: string, signing: IosSigning, release = true, scanId = `scn_ios${Math.random().toString(36).slice(2, 10)}`) =>
+    checkSigningContinuity(operatorContext(h.deps, null), { appId, platform: 'ios', package: pkg, scanId, signing, release });
+  const check = async (pkg: string, signing: IosSigning, scanId?: string) => (await continuity(pkg, signing, true, scanId)).findings;
 
   it('records the team; a new leaf of that team passes, another team is critical ios.team-changed; unverified never records', async () => {
     const pkg = `com.example.ios${++packages}`;
@@ -318,7 +322,8 @@ describe('iOS team continuity (the service, with seals as the analyser reports t
     expect((await listSigners(key, appId, pkg)).body.data).toEqual([]);
     expect(await check(pkg, seal('ABCDE12345', 'c'.repeat(64)))).toEqual([]);
     expect((await listSigners(key, appId, pkg)).body.data[0]).toMatchObject({ platform: 'ios', teamId: 'ABCDE12345', sha256: 'c'.repeat(64), source: 'scan' });
-    expect(await check(pkg, seal('ABCDE12345', 'd'.repeat(64)))).toEqual([]);
+    // A new leaf of that team with the same key (a certificate re-issued for the key) is no change at all.
+    expect(await check(pkg, seal('ABCDE12345', 'd'.repeat(64), true, `k${'c'.repeat(63)}`))).toEqual([]);
     const [changed] = await check(pkg, seal('ZZZZZ99999', 'e'.repeat(64)));
     expect(changed).toMatchObject({ id: 'ios.team-changed', severity: 'critical' });
     expect(changed.detail).toContain('ABCDE12345');
@@ -327,6 +332,40 @@ describe('iOS team continuity (the service, with seals as the analyser reports t
     const created = await recordSigner(key, { package: pkg, teamId: 'ZZZZZ99999', reason: 'moved to the new company account' });
     expect(created.body).toMatchObject({ platform: 'ios', teamId: 'ZZZZZ99999', sha256: null, source: 'operator' });
     expect(await check(pkg, seal('ZZZZZ99999', 'e'.repeat(64)))).toEqual([]);
+  });
+
+  it('pins the leaf\'s key: a new key of the team is low ios.signing-key-renewed, said once when a release build pins it', async () => {
+    const pkg = `com.example.ios${++packages}`;
+    await check(pkg, seal('ABCDE12345', 'c'.repeat(64)));
+    expect((await listSigners(key, appId, pkg)).body.data[0]).toMatchObject({ teamId: 'ABCDE12345', sha256: 'c'.repeat(64) });
+    // A branch build with the new key is told, and pins nothing.
+    const branch = await continuity(pkg, seal('ABCDE12345', 'd'.repeat(64)), false);
+    expect(branch.verdict).toBe('unchanged');
+    expect(branch.findings).toMatchObject([{ id: 'ios.signing-key-renewed', severity: 'low' }]);
+    expect((await listSigners(key, appId, pkg)).body.data[0].sha256).toBe('c'.repeat(64));
+    // A release build with it is told, pins it (a retry of its job reports the same), and the next build passes.
+    const release = await continuity(pkg, seal('ABCDE12345', 'd'.repeat(64)), true, 'scn_iosrenew01');
+    expect(release.verdict).toBe('unchanged');
+    expect(release.findings).toMatchObject([{ id: 'ios.signing-key-renewed', severity: 'low' }]);
+    expect(release.findings[0].detail).toContain('ABCDE12345');
+    expect(await continuity(pkg, seal('ABCDE12345', 'd'.repeat(64)), true, 'scn_iosrenew01')).toEqual(release);
+    expect((await listSigners(key, appId, pkg)).body.data[0]).toMatchObject({ teamId: 'ABCDE12345', sha256: 'd'.repeat(64), scanId: 'scn_iosrenew01' });
+    expect(await check(pkg, seal('ABCDE12345', 'd'.repeat(64)))).toEqual([]);
+    // Back to the old key is a renewal again, never a team change.
+    expect((await check(pkg, seal('ABCDE12345', 'c'.repeat(64)))).map((f) => f.id)).toEqual(['ios.signing-key-renewed']);
+  });
+
+  it('never takes a team the analyser did not prove through Apple\'s chain for the recorded team', async () => {
+    const pkg = `com.example.ios${++packages}`;
+    await check(pkg, seal('ABCDE12345', 'c'.repeat(64)));
+    // The team's id without the chain's key (what a copied OU in a certificate of one's own amounts to) is another signer.
+    const claimed = await continuity(pkg, seal('ABCDE12345', 'e'.repeat(64), true, null));
+    expect(claimed.verdict).toBe('changed');
+    expect(claimed.findings).toMatchObject([{ id: 'ios.team-changed', severity: 'critical' }]);
+    // And the analyser's verdict on such a seal, unverified, records and compares nothing.
+    expect(await continuity(pkg, { verified: false, teamId: null, keySha256: null, signers: [{ sha256: 'e'.repeat(64), subject: 'OU=ABCDE12345', notAfter: '2050-01-01T00:00:00.000Z' }] }))
+      .toEqual({ findings: [], verdict: 'unverified' });
+    expect((await listSigners(key, appId, pkg)).body.data[0]).toMatchObject({ teamId: 'ABCDE12345', sha256: 'c'.repeat(64) });
   });
 });
 
