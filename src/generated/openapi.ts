@@ -536,9 +536,9 @@ export interface paths {
          *     (every instance, in every package of the app). `reason` (1 to 500 characters) says why, for whoever reads
          *     the scan later; `expiresAt` must be in the future and at most 366 days ahead, so an accepted risk is
          *     looked at again. The critical signature findings (`android.signature-invalid`, `android.signer-changed`,
-         *     `ios.seal-broken`, `ios.team-changed`) cannot be suppressed (422 naming `/findingId`): a package signed by
-         *     someone else is never a known risk. An app holds at most 500 suppressions, expired ones included until
-         *     deleted (422 beyond). Recorded in the audit trail as `suppression.created`. Needs `rules:write` for this
+         *     `ios.seal-broken`, `ios.signer-untrusted`, `ios.team-changed`) cannot be suppressed (422 naming
+         *     `/findingId`): a package signed by someone else is never a known risk. An app holds at most 500
+         *     suppressions, expired ones included until deleted (422 beyond). Recorded in the audit trail as `suppression.created`. Needs `rules:write` for this
          *     app.
          */
         post: operations["createSuppression"];

@@ -10,6 +10,7 @@ export const UNSUPPRESSIBLE_FINDING_IDS: ReadonlySet<string> = new Set([
   'android.signature-invalid',
   'android.signer-changed',
   'ios.seal-broken',
+  'ios.signer-untrusted',
   'ios.team-changed',
   ...UNANALYSED_FINDING_IDS,
 ]);

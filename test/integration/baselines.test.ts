@@ -221,7 +221,7 @@ describe('suppressions', () => {
   });
 
   it('refuses signature findings, bad bodies (422 with field errors), other apps (404) and readers (403)', async () => {
-    for (const findingId of ['android.signature-invalid', 'android.signer-changed', 'ios.seal-broken', 'ios.team-changed']) {
+    for (const findingId of ['android.signature-invalid', 'android.signer-changed', 'ios.seal-broken', 'ios.signer-untrusted', 'ios.team-changed']) {
       const res = await suppress({ findingId, reason: 'no', expiresAt: days(10) });
       expect(res.status).toBe(422);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
