@@ -4,6 +4,7 @@ import { certificateFindings } from '../signing/certificate-rules';
 import { isMalformedApk, verifyApk } from '../signing/apk-verifier';
 import type { ApkVerification, SignatureFailure } from '../signing/apk-verification';
 import type { ManifestModel } from './manifest-model';
+import { codenameApiLevel } from '../signing/codename-sdk';
 import { schemeFindings, unsignedFinding } from './signature-rules';
 
 const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
@@ -40,7 +41,9 @@ export async function androidSignature(_zip: unknown, filePath: string, m: Manif
 
 async function verification(filePath: string, m: ManifestModel, bundle: boolean): Promise<ApkVerification> {
   try {
-    return await verifyApk(filePath, { minSdk: m.minSdk, targetSdk: bundle ? undefined : m.targetSdk, targetSandboxVersion: bundle ? undefined : m.targetSandboxVersion, bundle });
+    // A preview codename is verified at apksig's level for it, as apksigner verify does (codename-sdk.ts).
+    const minSdk = m.minSdkCodename === null ? m.minSdk : codenameApiLevel(m.minSdkCodename) ?? m.minSdk;
+    return await verifyApk(filePath, { minSdk, targetSdk: bundle ? undefined : m.targetSdk, targetSandboxVersion: bundle ? undefined : m.targetSandboxVersion, bundle });
   } catch (err) {
     // A ZIP the reference verifier would not read ("Malformed APK") verifies nothing.
     if (!isMalformedApk(err)) throw err;

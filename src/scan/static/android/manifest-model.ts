@@ -29,8 +29,10 @@ export type Component = {
 export type ManifestModel = {
   packageName: string;
   versionName: string | null;
-  /** Declared minSdkVersion, or 1 when absent (the platform default). */
+  /** Declared minSdkVersion, or 1 when absent (the platform default); a preview codename reads as 10,000. */
   minSdk: number;
+  /** The preview codename minSdkVersion names ("Baklava"), or null for a number. */
+  minSdkCodename: string | null;
   /** Declared targetSdkVersion, or minSdk when absent (the platform default). */
   targetSdk: number;
   /** Declared android:targetSandboxVersion (1 when absent); 2 and above require an APK Signature Scheme v2+ signature. */
@@ -62,7 +64,9 @@ export function buildManifestModel(root: XmlElement, resolver: ResourceResolver 
   const packageName = checkManifestAttributes(root, ordered);
   if (resolver) resolveReferences(root, resolver);
   const usesSdk = childrenNamed(root, 'uses-sdk')[0];
-  const minSdk = sdkLevel(usesSdk && androidAttr(usesSdk, 'minSdkVersion')) ?? 1;
+  const minSdkValue = usesSdk && androidAttr(usesSdk, 'minSdkVersion');
+  const minSdk = sdkLevel(minSdkValue) ?? 1;
+  const minSdkCodename = asInt(minSdkValue) === undefined && minSdk === 10_000 ? asString(minSdkValue) ?? null : null;
   const targetSdk = sdkLevel(usesSdk && androidAttr(usesSdk, 'targetSdkVersion')) ?? minSdk;
   const application = childrenNamed(root, 'application')[0] ?? null;
   const components = application
@@ -75,7 +79,7 @@ export function buildManifestModel(root: XmlElement, resolver: ResourceResolver 
   }
   const targetSandboxVersion = asInt(androidAttr(root, 'targetSandboxVersion')) ?? 1;
   const requestedPermissions = requested(root, minSdk);
-  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, targetSdk, targetSandboxVersion, application, components, definedPermissions, requestedPermissions };
+  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, minSdkCodename, targetSdk, targetSandboxVersion, application, components, definedPermissions, requestedPermissions };
 }
 
 function requested(root: XmlElement, minSdk: number): string[] {
