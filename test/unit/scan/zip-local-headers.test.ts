@@ -2,7 +2,9 @@
 // descriptor flag) is refused as apksig refuses it (LocalFileRecord, which mimics what Android reads when it
 // verifies): for every entry when the JAR signature is verified, and for AndroidManifest.xml always. Each mutant is
 // a package signed by apksigner with one header field changed; the expected verdict is apksig's
-// (tools/apksig-oracle), which reads the manifest's record itself when no minSdk is given.
+// (tools/apksig-oracle), which reads the manifest's record itself when no minSdk is given. Also judged as apksig does:
+// entries of other compression methods, and entries under META-INF/ no signature covers (a low finding where apksig
+// warns).
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +12,8 @@ import path from 'node:path';
 import { verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { androidManifest, buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { apksigVerify, describeApksigVerdict } from '../../support/apksig-oracle';
+import { run } from '../../support/host-tools';
+import { scan } from './helpers';
 
 jest.setTimeout(300_000);
 const work = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-lfh-'));
@@ -116,4 +120,25 @@ test('a compression method other than stored and deflate is judged as apksig jud
     expect({ mutant: m.label, verified: ours }).toEqual({ mutant: m.label, verified: verdicts[i].verified });
   }
   expect(verdicts.some((v) => v.verified)).toBe(true);
+});
+
+test('files added under META-INF/ after signing are a low finding exactly where apksig warns of them', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 21, targetSdk: 29 }), sign: 'v1-only' });
+  const dir = path.join(work, 'meta-inf');
+  await run('mkdir', ['-p', path.join(dir, 'META-INF', 'services')]);
+  await writeFile(path.join(dir, 'META-INF', 'services', 'com.example.Plugin'), 'com.attacker.Plugin\n');
+  const added = path.join(work, 'added.apk');
+  await run('cp', [apk, added]);
+  await run('zip', ['-q', '-X', added, 'META-INF/services/com.example.Plugin'], { cwd: dir });
+  const [plain, withFile] = await apksigVerify([{ file: apk, minSdk: 21 }, { file: added, minSdk: 21 }]);
+  expect(plain.verified && withFile.verified).toBe(true);
+  const warned = (v: typeof plain) => v.warnings.some((w) => w.includes('META-INF/services/com.example.Plugin'));
+  for (const [file, verdict] of [[apk, plain], [added, withFile]] as const) {
+    const r = await scan(file);
+    expect(r.signing?.verified).toBe(true);
+    const finding = r.findings.find((f) => f.id === 'android.jar-unprotected-entry');
+    expect(finding !== undefined).toBe(warned(verdict));
+    if (finding) expect(finding).toMatchObject({ severity: 'low', location: 'META-INF/services/com.example.Plugin' });
+  }
+  expect(warned(withFile)).toBe(true);
 });

@@ -5,7 +5,7 @@ import { isMalformedApk, verifyApk } from '../signing/apk-verifier';
 import type { ApkVerification, SignatureFailure } from '../signing/apk-verification';
 import type { ManifestModel } from './manifest-model';
 import { codenameApiLevel } from '../signing/codename-sdk';
-import { schemeFindings, unsignedFinding } from './signature-rules';
+import { schemeFindings, unprotectedEntriesFinding, unsignedFinding } from './signature-rules';
 
 const SIGNATURE_FILE = /^META-INF\/[^/]+\.(RSA|DSA|EC)$/i;
 
@@ -33,6 +33,7 @@ export async function androidSignature(_zip: unknown, filePath: string, m: Manif
   if (v.present.length === 0) return { findings: [unsignedFinding(bundle ? 'App Bundle' : 'APK')], signing };
   const findings: Finding[] = [];
   if (!v.verified) findings.push(invalidFinding(v.failures, bundle));
+  else findings.push(...unprotectedEntriesFinding(v.unprotectedEntries ?? []));
   if (!bundle) findings.push(...schemeFindings({ v1: v.present.includes('v1'), v2: v.present.includes('v2'), v3: v.present.includes('v3') || v.present.includes('v3.1') }, m.minSdk, m.targetSdk));
   const scheme = bundle ? 'jar' : v.schemes.join('+');
   findings.push(...certificateFindings(v.signers.map((der) => ({ scheme, der })), now));

@@ -44,3 +44,21 @@ export function unsignedFinding(kind: 'APK' | 'App Bundle'): Finding {
       : 'Sign the bundle with your upload key: configure signingConfigs.release in build.gradle, or run `jarsigner -keystore upload.jks app.aab upload`.',
   };
 }
+
+/**
+ * Entries under META-INF/ that the JAR signature does not cover, as apksig warns of them (low): the signature
+ * verifies, but these files can be changed or added by anyone after signing, so nothing read from them is vouched
+ * for (a ServiceLoader file, a Kotlin module, a properties file a library loads).
+ */
+export function unprotectedEntriesFinding(entries: readonly string[]): Finding[] {
+  if (entries.length === 0) return [];
+  const shown = entries.slice(0, 10).join(', ');
+  return [{
+    id: 'android.jar-unprotected-entry',
+    severity: 'low',
+    title: 'Files under META-INF/ are not covered by the JAR signature',
+    detail: `${shown}${entries.length > 10 ? `, and ${entries.length - 10} more` : ''}: not listed in META-INF/MANIFEST.MF, so they can be changed or added after signing without breaking the v1 signature (apksigner verify warns of each).`,
+    fix: 'Sign the package again after every file is in place (apksigner sign as the last step), and do not add files under META-INF/ afterwards; move files the app reads out of META-INF/.',
+    location: entries[0],
+  }];
+}

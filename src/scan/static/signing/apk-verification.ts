@@ -18,6 +18,8 @@ export type ApkVerification = {
   signers: Buffer[];
   lineage: Buffer[];
   failures: SignatureFailure[];
+  /** Entries under META-INF/ no verified JAR signature covers (apksig warns of them); empty when v1 was not checked. */
+  unprotectedEntries?: string[];
 };
 
 export type VerifyOptions = {

@@ -83,6 +83,7 @@ async function verifySections(s: ApkSections, o: VerifyOptions): Promise<ApkVeri
     return done();
   }
   let v1Signers: Buffer[] = [];
+  let unprotected: string[] = [];
   if (minSdk < SDK.N || verified.length === 0) {
     const jar = await verifyJar(s, records, {
       minSdk,
@@ -93,13 +94,14 @@ async function verifySections(s: ApkSections, o: VerifyOptions): Promise<ApkVeri
     for (const e of jar.errors.slice(0, 4)) fail('v1', null, e);
     if (failures.length) return done();
     v1Signers = jar.signers;
+    unprotected = jar.warnings ?? [];
   }
   crossSchemeChecks(v1Signers, verified, fail);
   const newest = verified.some((v) => v.scheme !== 'v2') ? 3 : verified.length ? 2 : 1;
   if ((o.targetSdk ?? 0) >= SDK.R && maxSdk >= (o.targetSdk ?? 0) && newest < 2) {
     fail('v1', null, `targetSdkVersion ${o.targetSdk} requires APK Signature Scheme v2 or newer, and the APK has only a JAR signature`);
   }
-  return result(present, verified, failures, v1Signers);
+  return { ...result(present, verified, failures, v1Signers), unprotectedEntries: unprotected };
 }
 
 /** Verifies one v2/v3/v3.1 block: its signers, then the content digests they vouch for, then (v3) the SDK coverage. */

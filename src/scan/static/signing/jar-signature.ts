@@ -19,7 +19,8 @@ export type JarOptions = {
 };
 
 /** The JAR verdict: `signers` the leaf certificates of the signers Android uses; `errors` what failed, empty when verified. */
-export type JarResult = { signers: Buffer[]; errors: string[] };
+/** `warnings`: what apksig warns of in a JAR signature that verifies (entries under META-INF/ no signature covers). */
+export type JarResult = { signers: Buffer[]; errors: string[]; warnings?: string[] };
 
 const MANIFEST = 'META-INF/MANIFEST.MF';
 const KITKAT = 19;
@@ -77,7 +78,24 @@ export async function verifyJar(s: ApkSections, records: CdRecord[], o: JarOptio
   if (signers.length === 0) return { signers: [], errors: ['no usable JAR signer'] };
   const used = await verifyEntries(s, records, byName, signers, o, budget, errors);
   if (errors.length) return { signers: [], errors };
-  return { signers: signers.filter((x) => used.has(x)).map((x) => x.leaf!), errors: [] };
+  return { signers: signers.filter((x) => used.has(x)).map((x) => x.leaf!), errors: [], warnings: unprotectedEntries(records, byName) };
+}
+
+/**
+ * Entries under META-INF/ that no JAR signature covers (apksig's JAR_SIG_UNPROTECTED_ZIP_ENTRY): not the manifest,
+ * not a signature file, not listed in the manifest. Anyone can change them without breaking the signature, so code
+ * or configuration read from there is not what was signed.
+ */
+function unprotectedEntries(records: CdRecord[], byName: Map<string, ManifestSection>): string[] {
+  return records
+    .filter((r) => r.name.startsWith('META-INF/') && r.name !== MANIFEST && !byName.has(r.name) && !isSignatureFile(r.name))
+    .map((r) => r.name);
+}
+
+/** A JAR signature file directly under META-INF/ (.SF, .RSA, .DSA, .EC, SIG-*), which signatures never list. */
+function isSignatureFile(name: string): boolean {
+  const base = name.slice('META-INF/'.length);
+  return !base.includes('/') && (/\.(SF|RSA|DSA|EC)$/i.test(base) || base.startsWith('SIG-'));
 }
 
 function findSigners(records: CdRecord[]): Signer[] {
