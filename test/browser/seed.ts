@@ -38,7 +38,7 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
   const app = await createApp(operatorContext(h.deps), { name: 'Acme Banking', plan: 'scale', org: 'acme' });
   const quiet = await createApp(operatorContext(h.deps), { name: 'Quiet Notes', plan: 'indie', org: 'quiet' });
   const appId = app._id;
-  const ci = await createApiKey(operatorContext(h.deps), { appId, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live', name: 'Release CI' });
+  const ci = await createApiKey(operatorContext(h.deps), { appId, scopes: ['builds:write', 'builds:read', 'scans:read'], mode: 'live', name: 'Release CI', releaseBuilds: true });
   const device = await createApiKey(operatorContext(h.deps), { appId, scopes: ['events:ingest', 'attest:verify'], mode: 'live', name: 'Android SDK' });
   const nightly = await createApiKey(operatorContext(h.deps), { appId, scopes: ['builds:read', 'threats:read'], mode: 'test', name: 'Nightly dashboard' });
   const rules = await createApiKey(operatorContext(h.deps), { appId, scopes: ['rules:write', 'rules:read'], mode: 'live', name: 'Platform team' });
