@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ensureIndexes } from './db';
+import { ensureIndexes, isDuplicateKeyError } from './db';
 import type { WebhookEvent } from './webhooks-repo';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -55,8 +55,20 @@ export class WebhookDeliveriesRepo {
     ]);
   }
 
+  /**
+   * Inserts the deliveries; one whose _id is already stored (a derived id, queued by an earlier attempt of the same
+   * work) is left as it is, and the others are inserted all the same.
+   */
   async insert(docs: WebhookDeliveryDoc[]): Promise<void> {
-    if (docs.length) await this.col.insertMany(docs, { ordered: false });
+    if (!docs.length) return;
+    try {
+      await this.col.insertMany(docs, { ordered: false });
+    } catch (error) {
+      // A bulk error names each failed write (one object or a list, by driver version): all must be duplicates.
+      const writeErrors = [(error as { writeErrors?: unknown }).writeErrors ?? []].flat() as Array<{ code?: number }>;
+      const onlyDuplicates = isDuplicateKeyError(error) && writeErrors.every((e) => e.code === 11000);
+      if (!onlyDuplicates) throw error;
+    }
   }
 
   /** The attempts in flight now (live claims), on any instance: at most `limit`, their app and webhook only. */

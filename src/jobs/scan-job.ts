@@ -129,21 +129,23 @@ export async function giveUpScanJob(deps: Deps, job: ScanJobDoc): Promise<void> 
   await writeStaticScan(deps, scanDoc({ _id: staticScanId(job), appId: job.appId, buildId: job.buildId, engine: 'static', target, ...compared, signing: null, signerContinuity: null, inventory: null, createdAt: at }));
 }
 
-/** Writes the scan once; the attempt that wrote it queues the `scan.completed` webhooks (never failing the job). */
+/** Writes the scan once, and queues its `scan.completed` webhooks once each whichever attempt gets there (never failing the job). */
 async function writeStaticScan(deps: Deps, scan: ScanDoc): Promise<void> {
   const inserted = await deps.repos.scans.insertOnce(scan);
-  // Either way the stored scan's grade: a retry's write of the same id leaves the first scan as it was.
-  await recordStaticGrade(operatorContext(deps, null), inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan));
-  if (!inserted) return;
+  // Either way the stored scan: a retry's write of the same id leaves the first scan as it was.
+  const stored = inserted ? scan : ((await deps.repos.scans.findById(scan.appId, scan._id)) ?? scan);
+  await recordStaticGrade(operatorContext(deps, null), stored);
+  // Every attempt queues the webhooks, each once by its derived id: an instance that died between writing the scan
+  // and queueing them leaves the queueing to the retry.
   await notifyScanCompleted(deps, {
-    appId: scan.appId,
-    scanId: scan._id,
-    buildId: scan.buildId,
-    grade: scan.grade,
-    score: scan.score,
-    diff: scan.diff ?? null,
-    fixedFindings: scan.fixedFindings ?? [],
-    unsuppressed: scan.unsuppressed ?? [],
+    appId: stored.appId,
+    scanId: stored._id,
+    buildId: stored.buildId,
+    grade: stored.grade,
+    score: stored.score,
+    diff: stored.diff ?? null,
+    fixedFindings: stored.fixedFindings ?? [],
+    unsuppressed: stored.unsuppressed ?? [],
   });
 }
 

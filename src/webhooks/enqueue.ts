@@ -5,7 +5,7 @@ import type { WebhookDeliveryDoc } from '../data/webhook-deliveries-repo';
 import { SPIKE_BUCKET_MS } from '../data/webhook-spikes-repo';
 import { GRADE_BANDS } from '../scan/score';
 import type { FindingRef } from '../scan/model/types';
-import { newId } from '../core/ids';
+import { derivedId, newId } from '../core/ids';
 import { metrics } from '../metrics/registry';
 import { toRestThreat } from '../threats/rest-threat';
 
@@ -61,9 +61,10 @@ async function enforcePendingCap(deps: Needs, appId: string, now: Date): Promise
   deps.logger.warn({ appId, dropped, maxPendingPerApp: cap }, 'webhook deliveries dropped: the app has too many pending');
 }
 
-function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date): WebhookDeliveryDoc {
+/** `id`: a derived id for an event that may be queued again by a retried job (queued once per id); else a new one. */
+function delivery(webhook: WebhookDoc, type: WebhookEvent, data: unknown, now: Date, id = newId('whd')): WebhookDeliveryDoc {
   return {
-    _id: newId('whd'),
+    _id: id,
     appId: webhook.appId,
     webhookId: webhook._id,
     type,
@@ -184,7 +185,10 @@ export async function notifyScanCompleted(deps: Needs, scan: CompletedScan): Pro
     unsuppressedCount: unsuppressed.length,
   };
   await enqueue(deps, scan.appId, 'scan.completed', (webhooks, now) =>
-    webhooks.filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow) || unsuppressed.length > 0).map((w) => delivery(w, 'scan.completed', data, now)),
+    webhooks
+      .filter((w) => gradeRank(scan.grade) > gradeRank(w.gradeBelow) || unsuppressed.length > 0)
+      // One delivery per scan and webhook whichever attempt of the scan job queues it (see writeStaticScan).
+      .map((w) => delivery(w, 'scan.completed', data, now, derivedId('whd', `scan.completed:${scan.scanId}:${w._id}`))),
   );
 }
 

@@ -296,6 +296,19 @@ it('alerts on a static scan graded below gradeBelow only', async () => {
   expect(JSON.parse(r.received[0].body)).toMatchObject({ type: 'scan.completed', data: { appId: a.appId, id: 'scn_C+', grade: 'C+' } });
 });
 
+it('queues a scan\'s scan.completed once per webhook however many attempts of its job queue it', async () => {
+  // An instance can die after writing the scan and before queueing; the retry queues again, and the derived
+  // delivery id keeps it to one delivery.
+  const a = await ownedApp();
+  const r = await receiver();
+  await create(a.appId, a.owner, { url: r.url, events: ['scan.completed'], gradeBelow: 'B' });
+  const deps = { repos: h.deps.repos, clock: h.clock, logger: h.deps.logger, instance: h.deps.instance };
+  for (let attempt = 0; attempt < 3; attempt++) await notifyScanCompleted(deps, { appId: a.appId, scanId: 'scn_retried', buildId: 'bld_x', grade: 'D', score: 40 });
+  await notifyScanCompleted(deps, { appId: a.appId, scanId: 'scn_other', buildId: 'bld_y', grade: 'D', score: 40 });
+  expect(await worker.runDue()).toBe(2);
+  expect(r.received.map((x) => JSON.parse(x.body).data.id).sort()).toEqual(['scn_other', 'scn_retried']);
+});
+
 it('removes deliveries after 30 days and spike counters once spent', async () => {
   const a = await ownedApp();
   const r = await receiver();
