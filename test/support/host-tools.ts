@@ -24,10 +24,10 @@ export const HOST_TOOLS: Record<string, HostTool> = {
   baksmali: { debian: 'libsmali-java' },
   '/usr/share/android-framework-res/framework-res.apk': { debian: 'android-framework-res' },
   '/usr/share/apktool': { debian: 'apktool' },
-  '/usr/share/java/apksig.jar': { debian: 'libapksig-java', installedBy: 'apksigner' },
-  '/usr/share/java/commons-lang3.jar': { debian: 'libcommons-lang3-java', installedBy: 'apktool' },
-  '/usr/share/java/commons-compress.jar': { debian: 'libcommons-compress-java', installedBy: 'apktool' },
-  '/usr/share/java/guava.jar': { debian: 'libguava-java', installedBy: 'libsmali-java' },
+  '/usr/share/java/apksig.jar': { debian: 'libapksig-java' },
+  '/usr/share/java/commons-lang3.jar': { debian: 'libcommons-lang3-java' },
+  '/usr/share/java/commons-compress.jar': { debian: 'libcommons-compress-java' },
+  '/usr/share/java/guava.jar': { debian: 'libguava-java' },
   // Java: D8's input, jarsigner's verdicts, keystores.
   java: { debian: 'openjdk-17-jre-headless', installedBy: 'openjdk-17-jdk-headless' },
   javac: { debian: 'openjdk-17-jdk-headless' },
@@ -86,13 +86,9 @@ export const BASE_PACKAGES = new Set(['bash', 'dash', 'coreutils', 'dpkg', 'tar'
 /** Commands that come from elsewhere than Debian: the Node runtime and npm, and this repository's own build. */
 export const NOT_DEBIAN = new Set(['node', 'npm', 'npx', 'tsx', 'go', 'cargo', 'rcodesign', 'ferretdb', 'versitygw']);
 
-/** The table entry for a command or path: exact, or the longest directory entry (ending in '/') that holds it. */
+/** The table entry for a command or path, or undefined. */
 export function hostPackageOf(name: string): (HostTool & { key: string }) | undefined {
-  if (name in HOST_TOOLS) return { key: name, ...HOST_TOOLS[name] };
-  const dir = Object.keys(HOST_TOOLS)
-    .filter((k) => k.endsWith('/') && name.startsWith(k))
-    .sort((a, b) => b.length - a.length)[0];
-  return dir ? { key: dir, ...HOST_TOOLS[dir] } : undefined;
+  return name in HOST_TOOLS ? { key: name, ...HOST_TOOLS[name] } : undefined;
 }
 
 /** One line: what is missing and what to install. */

