@@ -93,13 +93,31 @@ export async function walkCentralDirectory(fh: FileHandle, at: DirectoryLocation
   const cd = await readExactly(fh, at.offset, at.size);
   let p = 0;
   for (let i = 0; i < at.count; i++) {
-    if (p + CD_RECORD_SIZE > cd.length || cd.readUInt32LE(p) !== CD_SIGNATURE) throw notZip(`central directory record #${i + 1} is malformed or missing`);
-    const nameLength = cd.readUInt16LE(p + 28);
-    const extraLength = cd.readUInt16LE(p + 30);
-    const end = p + CD_RECORD_SIZE + nameLength + extraLength + cd.readUInt16LE(p + 32);
-    if (end > cd.length) throw notZip(`central directory record #${i + 1} runs past the central directory`);
-    const record: DirectoryRecord = {
-      nameBytes: Buffer.from(cd.subarray(p + CD_RECORD_SIZE, p + CD_RECORD_SIZE + nameLength)),
+    const found = directoryRecordAt(cd, p);
+    if (typeof found === 'string') throw notZip(`central directory record #${i + 1} ${found}`);
+    const { record, extra, end } = found;
+    applyZip64Extra(record, extra, i);
+    if (record.relativeOffsetOfLocalHeader >= at.offset) throw notZip(`central directory record #${i + 1} names a local header inside the central directory`);
+    visit(record);
+    p = end;
+  }
+}
+
+/**
+ * The central-directory record at `p` of `cd`, its extra field and where the next one starts, as the record's own
+ * 32-bit fields say (no Zip64 field applied); a string says what is wrong with it. Shared by this reader and the
+ * signature verifier's (signing/zip-entries.ts), which read the same records under different rules.
+ */
+export function directoryRecordAt(cd: Buffer, p: number): { record: DirectoryRecord; extra: Buffer; end: number } | string {
+  if (p + CD_RECORD_SIZE > cd.length || cd.readUInt32LE(p) !== CD_SIGNATURE) return 'is malformed or missing';
+  const nameLength = cd.readUInt16LE(p + 28);
+  const extraStart = p + CD_RECORD_SIZE + nameLength;
+  const extraEnd = extraStart + cd.readUInt16LE(p + 30);
+  const end = extraEnd + cd.readUInt16LE(p + 32);
+  if (end > cd.length) return 'runs past the central directory';
+  return {
+    record: {
+      nameBytes: Buffer.from(cd.subarray(p + CD_RECORD_SIZE, extraStart)),
       versionMadeBy: cd.readUInt16LE(p + 4),
       generalPurposeBitFlag: cd.readUInt16LE(p + 8),
       compressionMethod: cd.readUInt16LE(p + 10),
@@ -108,13 +126,10 @@ export async function walkCentralDirectory(fh: FileHandle, at: DirectoryLocation
       uncompressedSize: cd.readUInt32LE(p + 24),
       externalFileAttributes: cd.readUInt32LE(p + 38),
       relativeOffsetOfLocalHeader: cd.readUInt32LE(p + 42),
-    };
-    const extraStart = p + CD_RECORD_SIZE + nameLength;
-    applyZip64Extra(record, cd.subarray(extraStart, extraStart + extraLength), i);
-    if (record.relativeOffsetOfLocalHeader >= at.offset) throw notZip(`central directory record #${i + 1} names a local header inside the central directory`);
-    visit(record);
-    p = end;
-  }
+    },
+    extra: cd.subarray(extraStart, extraEnd),
+    end,
+  };
 }
 
 /** Replaces the saturated sizes and offset of a record by the Zip64 extended-information field's, in its order. */

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createInflateRaw, inflateRawSync } from 'node:zlib';
 import { LimitExceededError } from '../package/errors';
 import { LIMITS } from '../package/limits';
+import { directoryRecordAt } from '../package/central-directory';
 import { MalformedApkError, readAt, type ApkSections } from './apk-sections';
 
 /** One central-directory record, as apksig's CentralDirectoryRecord reads it. */
@@ -17,7 +18,6 @@ export type CdRecord = {
   localHeaderOffset: number;
 };
 
-const CD_SIGNATURE = 0x02014b50;
 const LOCAL_SIGNATURE = 0x04034b50;
 /** Compressed bytes inflated in one call; larger entries are inflated in slices (see entryDigest). */
 const WHOLE_ENTRY_MAX = 8 * 1024 * 1024;
@@ -34,21 +34,21 @@ export async function readCentralDirectory(s: ApkSections): Promise<CdRecord[]> 
   const out: CdRecord[] = [];
   let p = 0;
   for (let i = 0; i < s.cdRecordCount; i++) {
-    if (p + 46 > cd.length || cd.readUInt32LE(p) !== CD_SIGNATURE) throw new MalformedApkError(`malformed central directory record #${i + 1}`);
-    const nameLength = cd.readUInt16LE(p + 28);
-    const end = p + 46 + nameLength + cd.readUInt16LE(p + 30) + cd.readUInt16LE(p + 32);
-    if (end > cd.length) throw new MalformedApkError(`central directory record #${i + 1} runs past the central directory`);
-    const name = cd.toString('utf8', p + 46, p + 46 + nameLength);
+    const found = directoryRecordAt(cd, p);
+    if (typeof found === 'string') throw new MalformedApkError(`central directory record #${i + 1} ${found}`);
+    const { record: r, end } = found;
+    // apksig decodes names as UTF-8 and leaves directories out.
+    const name = r.nameBytes.toString('utf8');
     if (!name.endsWith('/')) {
       out.push({
         name,
-        nameBytes: nameLength,
-        flags: cd.readUInt16LE(p + 8),
-        method: cd.readUInt16LE(p + 10),
-        crc: cd.readUInt32LE(p + 16),
-        compressedSize: cd.readUInt32LE(p + 20),
-        uncompressedSize: cd.readUInt32LE(p + 24),
-        localHeaderOffset: cd.readUInt32LE(p + 42),
+        nameBytes: r.nameBytes.length,
+        flags: r.generalPurposeBitFlag,
+        method: r.compressionMethod,
+        crc: r.crc32,
+        compressedSize: r.compressedSize,
+        uncompressedSize: r.uncompressedSize,
+        localHeaderOffset: r.relativeOffsetOfLocalHeader,
       });
     }
     p = end;
