@@ -23,6 +23,12 @@ export interface ScanJobDoc {
   holder?: string | null;
   /** Not claimable before this (retry back-off). */
   runAfter: Date;
+  /**
+   * The job's place in the round the apps take (claim sorts on it, then on runAfter): the app's next turn after its
+   * unfinished jobs, never earlier than the turn being served when it was queued (ScanJobsRepo.enqueue). Set by the
+   * repository; absent on jobs queued before turns, which sort first.
+   */
+  turn?: number;
   /** Why the last attempt failed; internal only, never shown to clients. */
   lastError: string | null;
   /** Set while the holder's analysis worker runs the package: still set when a claim finds it, the holder died in it. */
@@ -66,17 +72,29 @@ export class ScanJobsRepo {
     await ensureIndexes(this.col, [
       // One job per build: an upload hook that runs twice still queues the analysis once.
       { key: { buildId: 1 }, name: 'build_unique', unique: true },
-      { key: { state: 1, runAfter: 1 }, name: 'state_run_after' },
+      // The queue in turn order (claim), and the turn being served: the latest claimed (enqueue).
+      { key: { state: 1, turn: 1, runAfter: 1 }, name: 'state_turn' },
       { key: { appId: 1, buildId: 1 }, name: 'app_build' },
       // The jobs being run now, whose apps wait behind every other app's (claim): a handful per instance.
       { key: { state: 1, leaseUntil: 1 }, name: 'state_lease' },
-      // An app's unfinished jobs, which a finished analysis may have to wait for before it picks its baseline.
-      { key: { appId: 1, state: 1 }, name: 'app_state' },
+      // An app's unfinished jobs: its last turn (enqueue), and those a finished analysis may wait for (its baseline).
+      { key: { appId: 1, state: 1, turn: 1 }, name: 'app_state_turn' },
     ]);
   }
-  /** Queues the job; false when the build already has one. */
-  enqueue(doc: ScanJobDoc): Promise<boolean> {
-    return insertIfAbsent(this.col, doc);
+  /**
+   * Queues the job at its app's next turn; false when the build already has one. Apps take turns as in start-time fair
+   * queuing: an app's jobs take consecutive turns, and a job of an app with none unfinished starts at the turn being
+   * served (the latest claimed). So a flood of one app takes turns 1..n while another app's job, queued at any point,
+   * is next after the job running now; and an app idle for a while gains no credit over the others.
+   * Two jobs of one app queued at the same instant may share a turn: claim breaks the tie by runAfter.
+   */
+  async enqueue(doc: Omit<ScanJobDoc, 'turn'>): Promise<boolean> {
+    const [last, served] = await Promise.all([
+      this.col.find({ appId: doc.appId, state: { $in: ['queued', 'running'] } }, { projection: { turn: 1 } }).sort({ turn: -1 }).limit(1).next(),
+      this.col.find({ state: { $in: ['running', 'done', 'failed'] } }, { projection: { turn: 1 } }).sort({ turn: -1 }).limit(1).next(),
+    ]);
+    const turn = Math.max(served?.turn ?? 0, last ? (last.turn ?? 0) + 1 : 0);
+    return insertIfAbsent(this.col, { ...doc, turn });
   }
   /** The apps with a job being run now (a live lease), on any instance: at most `limit`. */
   async appsRunning(now: Date, limit = 1000): Promise<string[]> {
@@ -84,9 +102,10 @@ export class ScanJobsRepo {
     return [...new Set(docs.map((d) => d.appId))];
   }
   /**
-   * Claims one due job: a queued one, or a running one whose holder let its lease lapse (it crashed or hung); with
-   * `otherThan`, only a job of another app. The filter and the update are one atomic operation, so of two runners
-   * asking at once exactly one gets it.
+   * Claims the due job of the earliest turn (see enqueue), the oldest first among equals: a queued one, or a running
+   * one whose holder let its lease lapse (it crashed or hung); with `otherThan`, only a job of another app. The filter
+   * and the update are one atomic operation, so of two runners asking at once exactly one gets it. A retried or
+   * deferred job keeps its turn: it runs as soon as it is due again.
    */
   claim(now: Date, leaseMs: number, otherThan: string[] = [], holder: string = HOLDER): Promise<ScanJobDoc | null> {
     return this.col.findOneAndUpdate(
@@ -96,7 +115,7 @@ export class ScanJobsRepo {
         ...(otherThan.length ? { appId: { $nin: otherThan } } : {}),
       },
       { $set: { state: 'running', leaseUntil: new Date(now.getTime() + leaseMs), holder, updatedAt: now }, $inc: { attempts: 1 } },
-      { sort: { runAfter: 1 }, returnDocument: 'after' },
+      { sort: { turn: 1, runAfter: 1 }, returnDocument: 'after' },
     );
   }
   /**

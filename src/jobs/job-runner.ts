@@ -61,9 +61,9 @@ function describe(error: unknown): string {
 /**
  * Polls the scan_jobs collection and runs up to `concurrency` due jobs at once. Any number of runners, in one process
  * or many, can poll the same collection: claims are atomic, so each job has one holder at a time (see
- * ScanJobsRepo.claim). Apps take turns: a job of an app that has none running, on any instance, goes before the
- * oldest due job, so an app that queues hundreds of packages (or packages that each run to the deadline) delays its
- * own scans, and any other app's waits for one analysis at most.
+ * ScanJobsRepo.claim). Apps take turns: the queue is in turn order (ScanJobsRepo.enqueue), and a job of an app that
+ * has none running, on any instance, goes before the jobs of one that has; so an app that queues hundreds of packages
+ * (or packages that each run to the deadline) delays its own scans, and any other app's waits for one analysis at most.
  */
 export class JobRunner {
   private options: RunnerOptions;

@@ -1,6 +1,7 @@
 // Protects: scan jobs are shared fairly and run SCAN_WORKERS at once. An app that queues many packages (or packages
-// that each run to the deadline) cannot hold back other apps' scans: a job of an app with nothing running, on any
-// instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once,
+// that each run to the deadline) cannot hold back other apps' scans: apps take turns in the queue, so another app's
+// job waits for one analysis at most, even on one runner with one lane; and a job of an app with nothing running, on
+// any instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once,
 // also for jobs queued while it is busy. An analysis asked to run alone waits for the others and holds back new ones.
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
@@ -54,6 +55,51 @@ it('claims a job of an app with nothing running before the older jobs of an app 
   expect(ran).toEqual([other, flooding[1], flooding[2]]);
   expect(await stateOf(flooding[0])).toBe('running');
   expect(await stateOf(other)).toBe('done');
+});
+
+it("takes turns by app on one lane: another app's job waits for the analysis running, not for the flood", async () => {
+  const ran: string[] = [];
+  const runner = recordingRunner(ran);
+  const flood = [];
+  for (let i = 0; i < 20; i++) flood.push(await queue('app_flood'));
+  expect(await runner.runDue()).toBe(true);
+  expect(ran).toEqual([flood[0]]);
+  // Queued after the whole flood and after one of its jobs ran: next all the same.
+  const late = await queue('app_late');
+  expect(await runner.runDue()).toBe(true);
+  expect(ran).toEqual([flood[0], late]);
+  while (await runner.runDue());
+  expect(ran).toEqual([flood[0], late, ...flood.slice(1)]);
+});
+
+it('interleaves apps that each queue many, one job of each in turn, and gives an idle app no credit', async () => {
+  const ran: string[] = [];
+  const runner = recordingRunner(ran);
+  const a = [await queue('app_rr_a'), await queue('app_rr_a'), await queue('app_rr_a')];
+  const b = [await queue('app_rr_b'), await queue('app_rr_b'), await queue('app_rr_b')];
+  const c = [await queue('app_rr_c')];
+  while (await runner.runDue());
+  expect(ran).toEqual([a[0], b[0], c[0], a[1], b[1], a[2], b[2]]);
+  // Idle while others were served: its next job takes the turn being served, not the turns it skipped.
+  ran.length = 0;
+  const busy = [await queue('app_rr_a'), await queue('app_rr_a'), await queue('app_rr_a')];
+  expect(await runner.runDue()).toBe(true);
+  const back = [await queue('app_rr_c'), await queue('app_rr_c'), await queue('app_rr_c')];
+  while (await runner.runDue());
+  expect(ran).toEqual([busy[0], back[0], busy[1], back[1], busy[2], back[2]]);
+});
+
+it("keeps a retried job's turn: due again, it goes before the later turns, not to the back of the queue", async () => {
+  const first = await queue('app_retry');
+  const later = [await queue('app_retry_other'), await queue('app_retry_other'), await queue('app_retry_other')];
+  const held = (await h.deps.repos.scanJobs.claim(h.clock.now(), 60_000))!;
+  expect(held._id).toBe(first);
+  expect(await h.deps.repos.scanJobs.retryLater(held._id, held.attempts, h.clock.now(), h.clock.now(), 'storage down')).toBe(true);
+  const ran: string[] = [];
+  const runner = recordingRunner(ran);
+  while (await runner.runDue());
+  // The other app's first job shares its turn and was due first; the retry comes before that app's next turns.
+  expect(ran).toEqual([later[0], first, later[1], later[2]]);
 });
 
 it('runs up to its concurrency at once, never more, also for jobs queued while a lane is busy', async () => {

@@ -17,7 +17,7 @@ const FILES = [
 /** `file method`: why MongoDB may scan or sort there (collections bounded by design, or work for their owners). */
 const EXCEPTIONS: Record<string, string> = {
   'signing-keys-repo.ts revokeAllExcept': 'a handful of signing keys, every one but one revoked',
-  'scan-jobs-repo.ts claim': 'each $or branch is served by state_run_after and merge-sorted on runAfter; this check does not model $or plans',
+  'scan-jobs-repo.ts claim': 'each $or branch is served by state_turn (state, then turn order, runAfter read from the key) and merge-sorted; this check does not model $or plans',
 };
 
 const describeShape = (q: QueryShape) =>
