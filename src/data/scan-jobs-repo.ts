@@ -42,6 +42,18 @@ export interface ScanJobDoc {
   pendingScan?: PendingScan | null;
   /** Times the job was put back to wait for an earlier build's scan; not attempts (JobRunner counts attempts - deferrals). */
   deferrals?: number;
+  /**
+   * The build's platform, whether it is a release build, and its place in the app's registration order
+   * (buildOrderKey): copied from the build when queued, so that the jobs a scan may have to wait for are one indexed
+   * read (jobToWaitFor). Absent on jobs queued before these fields: no scan waits for those.
+   */
+  platform?: Platform;
+  release?: boolean;
+  buildOrder?: string;
+  /** The package the analysis read, as soon as it has read it (notePackage, defer); absent (never null) until then. */
+  package?: string | null;
+  /** While deferred: the job it waits for, which wakes it when it ends or turns out to be of another package. */
+  waitsFor?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -56,6 +68,22 @@ export interface PendingScan {
   /** What signing continuity concluded; null for a package not analysed, absent on analyses kept before the field. */
   signerContinuity?: SignerContinuity | null;
   inventory: ScanInventory | null;
+}
+
+/**
+ * A build's place in its app's registration order as one string that sorts like (createdAt, _id): an ISO-8601 time
+ * sorts as the time it names, and the id breaks ties.
+ */
+export function buildOrderKey(build: { _id: string; createdAt: Date }): string {
+  return `${build.createdAt.toISOString()}|${build._id}`;
+}
+
+/** What a finished analysis waits for: its app, platform and package, and its build's place (buildOrderKey). */
+export interface BaselineWait {
+  appId: string;
+  platform: Platform;
+  package: string;
+  buildOrder: string;
 }
 
 /**
@@ -77,8 +105,12 @@ export class ScanJobsRepo {
       { key: { appId: 1, buildId: 1 }, name: 'app_build' },
       // The jobs being run now, whose apps wait behind every other app's (claim): a handful per instance.
       { key: { state: 1, leaseUntil: 1 }, name: 'state_lease' },
-      // An app's unfinished jobs: its last turn (enqueue), and those a finished analysis may wait for (its baseline).
+      // An app's unfinished jobs: its last turn (enqueue).
       { key: { appId: 1, state: 1, turn: 1 }, name: 'app_state_turn' },
+      // The unfinished release builds of a package, latest-registered first: what a finished analysis waits for.
+      { key: { appId: 1, platform: 1, release: 1, package: 1, state: 1, buildOrder: -1 }, name: 'app_baseline_wait' },
+      // The jobs waiting for one job (wakeWaiters).
+      { key: { waitsFor: 1 }, name: 'waits_for' },
     ]);
   }
   /**
@@ -154,25 +186,54 @@ export class ScanJobsRepo {
     return r.modifiedCount === 1;
   }
   /**
-   * Puts the job back in the queue to run at `runAfter`, keeping its finished analysis; fenced like every transition.
-   * `attempts` keeps growing (it is the fencing token), and `deferrals` with it, so the attempt is not counted.
+   * Puts the job back in the queue to run at `runAfter`, keeping its finished analysis and the package it read, to wait
+   * for `waitsFor`; fenced like every transition. `attempts` keeps growing (it is the fencing token), and `deferrals`
+   * with it, so the attempt is not counted.
    */
-  async defer(id: string, attempts: number, now: Date, runAfter: Date, pending: PendingScan): Promise<boolean> {
-    return this.finishWith(id, attempts, { $set: { state: 'queued', leaseUntil: null, runAfter, pendingScan: pending, updatedAt: now, analysingSince: null }, $inc: { deferrals: 1 } });
+  async defer(id: string, attempts: number, now: Date, runAfter: Date, pending: PendingScan, waitsFor: string): Promise<boolean> {
+    const set = { state: 'queued' as const, leaseUntil: null, runAfter, pendingScan: pending, package: pending.target.name, waitsFor, updatedAt: now, analysingSince: null };
+    return this.finishWith(id, attempts, { $set: set, $inc: { deferrals: 1 } });
   }
   /**
-   * Makes the app's deferred jobs due now: called when one of its jobs is done or failed (an earlier build's scan they
-   * may be waiting for now exists), so a waiting job runs as soon as it may instead of when its wait ends.
+   * The job a finished analysis of `wait.package` waits for, if any: the latest-registered unfinished job of a release
+   * build of the same app and platform registered before it, of that package or of one not known yet (its analysis
+   * has not finished). Only such a build's scan can be the baseline (ScansRepo.baselineFor); no other is waited for.
    */
-  async wakeDeferred(appId: string, now: Date): Promise<void> {
-    await this.col.updateMany({ appId, state: 'queued', deferrals: { $gt: 0 }, runAfter: { $gt: now } }, { $set: { runAfter: now } });
-  }
-  /** The app's jobs not done nor failed, other than `exceptId` (build ids only): at most `limit`. */
-  async unfinishedOfApp(appId: string, exceptId: string, limit: number): Promise<Array<Pick<ScanJobDoc, '_id' | 'buildId'>>> {
+  async jobToWaitFor(wait: BaselineWait, exceptId: string): Promise<Pick<ScanJobDoc, '_id'> | null> {
     return this.col
-      .find({ appId, state: { $in: ['queued', 'running'] }, _id: { $ne: exceptId } }, { projection: { _id: 1, buildId: 1 } })
-      .limit(limit)
-      .toArray();
+      .find(
+        {
+          appId: wait.appId,
+          platform: wait.platform,
+          release: true,
+          package: { $in: [wait.package, null] },
+          state: { $in: ['queued', 'running'] },
+          buildOrder: { $lt: wait.buildOrder },
+          _id: { $ne: exceptId },
+        },
+        { projection: { _id: 1 } },
+      )
+      .sort({ buildOrder: -1 })
+      .limit(1)
+      .next();
+  }
+  /**
+   * Makes the jobs waiting for `jobId` due now: when it ends (its scan, a baseline, may exist now), or, with
+   * `otherThan`, those waiting for another package than the one its analysis read (it is no baseline of theirs).
+   */
+  async wakeWaiters(jobId: string, now: Date, otherThan?: string): Promise<number> {
+    const filter = { waitsFor: jobId, state: 'queued' as const, ...(otherThan !== undefined ? { package: { $ne: otherThan } } : {}) };
+    const r = await this.col.updateMany(filter, { $set: { runAfter: now, waitsFor: null } });
+    return r.modifiedCount;
+  }
+  /** Makes a waiting job due now (it looked again after deferring and found another job to wait for, or none). */
+  async wake(id: string, now: Date): Promise<void> {
+    await this.col.updateOne({ _id: id, state: 'queued' }, { $set: { runAfter: now, waitsFor: null } });
+  }
+  /** Records the package the holder's analysis has read (long before a large package's analysis ends); fenced. */
+  async notePackage(id: string, attempts: number, pkg: string): Promise<boolean> {
+    const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, { $set: { package: pkg } });
+    return r.matchedCount === 1;
   }
   private async finishWith(id: string, attempts: number, update: { $set: Partial<ScanJobDoc>; $inc: Partial<Record<'deferrals', number>> }): Promise<boolean> {
     const r = await this.col.updateOne({ _id: id, state: 'running', attempts }, update);

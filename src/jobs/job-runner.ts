@@ -207,8 +207,8 @@ export class JobRunner {
       clearInterval(renewer);
       if (outcome === 'deferred') return log.info('scan job deferred: an earlier build of the app is still being scanned');
       await this.jobs.complete(job._id, job.attempts, this.clock.now());
-      // Jobs of the app's later builds may be waiting for this scan (their baseline): they may run now.
-      await this.jobs.wakeDeferred(job.appId, this.clock.now());
+      // Jobs of the package's later builds may be waiting for this scan (their baseline): they may run now.
+      await this.jobs.wakeWaiters(job._id, this.clock.now());
       recordAttempt('done', startedAt);
       log.info('scan job done');
     } catch (err) {
@@ -234,7 +234,7 @@ export class JobRunner {
     if (!(await this.jobs.renew(job._id, job.attempts, this.clock.now(), this.options.leaseMs))) return;
     await this.handler.giveUp(job);
     await this.jobs.fail(job._id, job.attempts, this.clock.now(), reason);
-    await this.jobs.wakeDeferred(job.appId, this.clock.now());
+    await this.jobs.wakeWaiters(job._id, this.clock.now());
     log.error({ reason }, 'scan job failed for good');
   }
 }

@@ -10,15 +10,15 @@ import { appName, scanDoc } from '../services/scans-service';
 import { copyArtifactToTemp } from './artifact-file';
 import { recordStaticGrade } from '../services/builds/latest-build';
 import { MAX_INTERRUPTED_ANALYSES, countedAttempts } from './job-runner';
-import { compareScan, earlierScanPending } from '../services/scan-baseline';
+import { compareScan, scanToWaitFor } from '../services/scan-baseline';
 import { operatorContext } from '../services/operator-context';
 import { checkSigningContinuity, withFindings } from '../services/signing-continuity';
 import { LIMITS } from '../scan/static/package/limits';
 
 /**
- * While an earlier-registered build of the app still has its static scan to make, a finished analysis goes back to
- * the queue with its analysis kept (not counted as an attempt). The earlier job wakes it when it ends (JobRunner:
- * wakeDeferred); this is how long it waits at most before looking again, should that wake be lost to a crash.
+ * While an earlier-registered release build of the package still has its static scan to make, a finished analysis goes
+ * back to the queue with its analysis kept (not counted as an attempt). The earlier job wakes it when it ends
+ * (JobRunner: wakeWaiters); this is how long it waits at most before looking again, should that wake be lost to a crash.
  */
 export const DEFER_MS = 5_000;
 /**
@@ -47,19 +47,20 @@ export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorke
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
   const pending = job.pendingScan ?? (await analyse(deps, job, { ...build, artifact: build.artifact }, workers, stopping));
-  // The baseline is the latest scan of an earlier-registered build: while one of those is still being made, wait
-  // for it, so the answer never depends on which analysis finished first.
+  // The baseline is the latest scan of an earlier-registered release build of the package: while one of those is
+  // still being made, wait for it, so the answer never depends on which analysis finished first.
   // A package not analysed (unreadable, stopped at a limit) is compared with nothing and is never a baseline: every
   // finding of the last build would otherwise read as fixed, and come back as new after it.
   const comparable = pending.named && !pending.findings.some((f) => UNANALYSED_FINDING_IDS.has(f.id));
-  if (comparable && (job.deferrals ?? 0) < MAX_DEFERRALS && (await earlierScanPending(deps, job, build))) {
+  const waitsFor = comparable && (job.deferrals ?? 0) < MAX_DEFERRALS ? await scanToWaitFor(deps, job, build, pending.target.name) : null;
+  if (waitsFor) {
     const now = deps.clock.now();
-    if (!(await deps.repos.scanJobs.defer(job._id, job.attempts, now, new Date(now.getTime() + DEFER_MS), pending))) {
+    if (!(await deps.repos.scanJobs.defer(job._id, job.attempts, now, new Date(now.getTime() + DEFER_MS), pending, waitsFor))) {
       throw new Error('the job was taken over while deferring');
     }
-    // The earlier job wakes the waiting ones when it ends (JobRunner); one that ended between the check above and the
-    // deferral woke nobody, so look again: this job then runs at once rather than after its wait.
-    if (!(await earlierScanPending(deps, job, build))) await deps.repos.scanJobs.wakeDeferred(job.appId, now);
+    // The job waited for wakes this one when it ends or names another package; one that did so between the look above
+    // and the deferral woke nobody, so look again: this job then runs at once rather than after its wait.
+    if ((await scanToWaitFor(deps, job, build, pending.target.name)) !== waitsFor) await deps.repos.scanJobs.wake(job._id, now);
     return 'deferred';
   }
   const at = deps.clock.now();
@@ -94,6 +95,8 @@ async function analyse(deps: Deps, job: ScanJobDoc, build: BuildDoc & { artifact
         if (stopping?.aborted) await unmark(); // stopped while the mark was written
       },
       onEnd: async () => void (await unmark()),
+      // As soon as the package has named itself: the jobs of other packages that wait for this one go on.
+      onTarget: (t) => void notePackage(deps, job, t.name),
     });
   } finally {
     await local.cleanup();
@@ -111,6 +114,18 @@ async function analyse(deps: Deps, job: ScanJobDoc, build: BuildDoc & { artifact
   const findings = withFindings(analysis.findings, continuity?.findings ?? [], LIMITS.findings);
   const signerContinuity = continuity && { verdict: continuity.verdict, releaseBuild: release };
   return { target, named, findings, signing: named ? analysis.signing : null, signerContinuity, inventory: named ? analysis.inventory : null };
+}
+
+/**
+ * Records the package an analysis has read, and wakes the jobs waiting for this one that are of another package (this
+ * build's scan is no baseline of theirs). A failure only delays them (they look again after DEFER_MS): logged.
+ */
+async function notePackage(deps: Deps, job: ScanJobDoc, pkg: string): Promise<void> {
+  try {
+    if (await deps.repos.scanJobs.notePackage(job._id, job.attempts, pkg)) await deps.repos.scanJobs.wakeWaiters(job._id, deps.clock.now(), pkg);
+  } catch (err) {
+    deps.logger.warn({ err, jobId: job._id }, 'could not record the package of a scan job');
+  }
 }
 
 /** After the last attempt failed: a static scan that says so, so the build never waits for a scan forever. */

@@ -1,10 +1,10 @@
 import type { Deps } from '../core/deps';
 import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc, ScanEngine } from '../data/scans-repo';
-import type { ScanJobDoc } from '../data/scan-jobs-repo';
+import { buildOrderKey, type ScanJobDoc } from '../data/scan-jobs-repo';
 import { compareWithBaseline, type Finding } from '../scan';
 
-type Repos = { repos: Pick<Deps['repos'], 'scans' | 'suppressions' | 'scanJobs' | 'builds'> };
+type Repos = { repos: Pick<Deps['repos'], 'scans' | 'suppressions' | 'scanJobs'> };
 
 /** The compared part of a scan: its findings fingerprinted, marked and suppressed, and the diff with its baseline. */
 export type ComparedFindings = Pick<ScanDoc, 'findings' | 'baseline' | 'diff' | 'fixedFindings' | 'unsuppressed'> & { buildCreatedAt?: Date };
@@ -49,22 +49,12 @@ export async function compareScan(deps: Repos, key: CompareKey, findings: readon
 }
 
 /**
- * How many unfinished jobs of an app are looked at. Jobs of one app run one at a time per instance while other apps
- * wait (JobRunner), so an app rarely has more; beyond it, the oldest-registered of those read still decide.
+ * The job a finished analysis waits for before it takes its baseline, if any: the latest-registered unfinished job of
+ * an earlier release build of the same app, platform and package, or of a package not read yet. Its scan may be this
+ * one's baseline, so this one waits for it (a deferral), whatever order the analyses finished in; no other build's
+ * scan is a baseline, so nothing else is waited for. The earlier job always ends: its last attempt writes a scan.
  */
-const UNFINISHED_JOBS_READ = 200;
-
-/**
- * Whether a release build of the same app and platform registered before this one (by createdAt, then id) still has
- * its static scan to make: its scan may be this one's baseline, so this one waits for it (a deferral), whatever order
- * the analyses finished in. Other builds' scans are never baselines: nothing waits for them. The earlier job always
- * ends: its last attempt writes a scan.
- */
-export async function earlierScanPending(deps: Repos, job: Pick<ScanJobDoc, '_id' | 'appId'>, build: Pick<BuildDoc, '_id' | 'createdAt' | 'platform'>): Promise<boolean> {
-  const unfinished = await deps.repos.scanJobs.unfinishedOfApp(job.appId, job._id, UNFINISHED_JOBS_READ);
-  if (!unfinished.length) return false;
-  const builds = await deps.repos.builds.findManyForApp(job.appId, unfinished.map((j) => j.buildId));
-  return builds.some(
-    (b) => b.release === true && b.platform === build.platform && (b.createdAt < build.createdAt || (b.createdAt.getTime() === build.createdAt.getTime() && b._id < build._id)),
-  );
+export async function scanToWaitFor(deps: Repos, job: Pick<ScanJobDoc, '_id' | 'appId'>, build: Pick<BuildDoc, '_id' | 'createdAt' | 'platform'>, pkg: string): Promise<string | null> {
+  const wait = { appId: job.appId, platform: build.platform, package: pkg, buildOrder: buildOrderKey(build) };
+  return (await deps.repos.scanJobs.jobToWaitFor(wait, job._id))?._id ?? null;
 }

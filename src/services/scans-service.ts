@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import { appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc } from '../data/builds-repo';
 import type { ScanDoc } from '../data/scans-repo';
+import { buildOrderKey } from '../data/scan-jobs-repo';
 import { newId } from '../core/ids';
 import { previewFindings, previewPackage, scoreAndGrade, type PreviewMeta } from '../scan';
 import { compareScan } from './scan-baseline';
@@ -80,6 +81,9 @@ export async function queueStaticScan(ctx: RequestContext, build: BuildDoc): Pro
     _id: newId('job'),
     appId: build.appId,
     buildId: build._id,
+    platform: build.platform,
+    release: build.release === true,
+    buildOrder: buildOrderKey(build),
     state: 'queued',
     attempts: 0,
     leaseUntil: null,

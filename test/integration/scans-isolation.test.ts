@@ -5,11 +5,9 @@
 import { createJobRunner } from '../../src/jobs';
 import { ScanWorkers } from '../../src/scan/worker';
 import { startHarness, bearer, type Harness } from '../support/harness';
-import { androidManifest, buildApk, cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
+import { cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
 import { binaryXml, storedZip } from '../unit/scan/craft';
-import { writeZip } from '../hostile/zip-writer';
-import { run } from '../support/host-tools';
-import { getBuild, getScan, uploadPackage } from './scans-support';
+import { getBuild, getScan, slowPackage, uploadPackage } from './scans-support';
 
 let h: Harness;
 let appId: string;
@@ -33,21 +31,6 @@ async function staticScan(buildId: string): Promise<any> {
   return (await getScan(h, key, scans[0].id)).body;
 }
 
-/**
- * An APK inside every cap whose analysis takes seconds of work, not a race: a manifest aapt compiled and eight 64 MB
- * JavaScript assets (1.5 MB deflated) that the secret search inflates and reads whole, 512 MB in all (about 12 s on
- * one core, 40 times the 0.3-second deadline below).
- */
-async function slowPackage(): Promise<Buffer> {
-  const apk = await buildApk({ manifest: androidManifest({ packageName: 'com.example.slow' }), sign: 'none' });
-  const { stdout: manifest } = await run('unzip', ['-p', apk, 'AndroidManifest.xml'], { encoding: 'buffer', maxBuffer: 1 << 24 });
-  const line = Buffer.from('const value = "hello world"; function f(a, b) { return a + b; }\n');
-  const script = Buffer.alloc(64 * 1024 * 1024);
-  for (let i = 0; i < script.length; i += line.length) line.copy(script, i);
-  const assets = Array.from({ length: 8 }, (_, i) => ({ name: `assets/bundle${i}.js`, data: script, method: 8 as const }));
-  return writeZip([{ name: 'AndroidManifest.xml', data: manifest }, ...assets]);
-}
-
 /** After the job ran once: done, one attempt, and nothing due however long we wait (no retry, no second scan). */
 async function expectNoRetry(buildId: string, runner: { runDue(): Promise<boolean> }): Promise<void> {
   expect(await job(buildId)).toMatchObject({ state: 'done', attempts: 1 });
@@ -57,6 +40,7 @@ async function expectNoRetry(buildId: string, runner: { runDue(): Promise<boolea
 }
 
 it('ends a scan that passes its deadline with scan.incomplete naming the deadline, once', async () => {
+  // About 12 s of work (scans-support.ts), 40 times the 0.3-second deadline below.
   const file = await writeRawFile('slow.apk', await slowPackage());
   const runner = createJobRunner(h.deps, {}, new ScanWorkers({ workers: 1, memoryMb: 256, deadlineMs: 300 }));
   const uploaded = await uploadPackage(h, key, file, 'android');

@@ -4,6 +4,9 @@ import { readFile } from 'node:fs/promises';
 import type { Harness } from '../support/harness';
 import { bearer, json } from '../support/harness';
 import { put } from './uploads-support';
+import { androidManifest, buildApk } from '../fixtures/build-packages';
+import { writeZip } from '../hostile/zip-writer';
+import { run } from '../support/host-tools';
 
 export const FULL_SHA = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';
 
@@ -48,4 +51,19 @@ export async function waitForStaticScan(h: Harness, key: string, buildId: string
     if (Date.now() > until) throw new Error(`no static scan of ${buildId} after ${deadlineMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * An APK inside every cap whose analysis takes seconds of work, not a race: a manifest aapt compiled and eight 64 MB
+ * JavaScript assets (1.5 MB deflated) that the secret search inflates and reads whole, 512 MB in all (about 12 s on
+ * one core).
+ */
+export async function slowPackage(packageName = 'com.example.slow'): Promise<Buffer> {
+  const apk = await buildApk({ manifest: androidManifest({ packageName }), sign: 'none' });
+  const { stdout: manifest } = await run('unzip', ['-p', apk, 'AndroidManifest.xml'], { encoding: 'buffer', maxBuffer: 1 << 24 });
+  const line = Buffer.from('const value = "hello world"; function f(a, b) { return a + b; }\n');
+  const script = Buffer.alloc(64 * 1024 * 1024);
+  for (let i = 0; i < script.length; i += line.length) line.copy(script, i);
+  const assets = Array.from({ length: 8 }, (_, i) => ({ name: `assets/bundle${i}.js`, data: script, method: 8 as const }));
+  return writeZip([{ name: 'AndroidManifest.xml', data: manifest }, ...assets]);
 }

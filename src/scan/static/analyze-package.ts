@@ -32,6 +32,12 @@ export type AnalyzeOptions = {
    * service never sets it.
    */
   iosTrustAnchors?: TrustAnchors;
+  /**
+   * Called once, as soon as the package has named itself (its manifest or Info.plist read), with the target the
+   * analysis will return (redacted and bounded alike): a scan job that waits for earlier builds of the same package
+   * needs the name long before a large package's analysis ends. Not called for a package that names nothing.
+   */
+  onTarget?: (target: StaticAnalysis['target']) => void;
 };
 
 /**
@@ -41,7 +47,8 @@ export type AnalyzeOptions = {
  * This runs the parsers on the calling thread: the service calls it in a worker (see ../worker).
  */
 export async function analyzePackage(filePath: string, platform: Platform, options: AnalyzeOptions = {}): Promise<StaticAnalysis> {
-  const result = await analyzeUnbounded(filePath, platform, options);
+  const onTarget = options.onTarget && ((target: StaticAnalysis['target']) => options.onTarget!(boundTarget(redactDeep(target))));
+  const result = await analyzeUnbounded(filePath, platform, { ...options, onTarget });
   // Redacted before the clip: a token cut at the end of a detail would no longer match its pattern, and what is left
   // of it would show. redactDeep first cuts every text to REDACTED_TEXT_MAX, far above what the clip keeps.
   const redacted = redactDeep(result);
@@ -60,8 +67,8 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
     if (platform === 'ios' && !hasIosInfoPlist(zip) && (zip.has(APK_MANIFEST) || zip.has(AAB_MANIFEST))) {
       return failed(wrongPlatformFinding('ios'));
     }
-    if (platform === 'android') return await analyzeAndroid(zip, filePath, now);
-    const ios = await analyzeIos(zip, filePath, now, options.iosTrustAnchors);
+    if (platform === 'android') return await analyzeAndroid(zip, filePath, now, options.onTarget);
+    const ios = await analyzeIos(zip, filePath, now, options.iosTrustAnchors, options.onTarget);
     return { ...ios, inventory: iosInventory(ios.inventory) };
   } catch (err) {
     if (err instanceof UnreadablePackageError) return failed(unreadableFinding(platform, err));

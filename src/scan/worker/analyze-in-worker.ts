@@ -18,6 +18,9 @@ export type IsolationOptions = {
 /** Time a worker may take to load its code; past it the worker is stopped and the job retried (not a verdict). */
 const LOAD_TIMEOUT_MS = 30_000;
 
+/** Told the package's name and version as soon as the analysis has read them (AnalyzeOptions.onTarget). */
+export type TargetListener = (target: StaticAnalysis['target']) => void;
+
 /** Thrown when no worker could be started or it failed while loading: the service's fault, so the job is retried. */
 export class WorkerStartError extends Error {}
 
@@ -43,13 +46,13 @@ export class ScanWorkers {
     filePath: string,
     platform: Platform,
     now: Date,
-    { alone = false, onStart, onEnd }: { alone?: boolean; onStart?: () => Promise<void>; onEnd?: () => Promise<void> } = {},
+    { alone = false, onStart, onEnd, onTarget }: { alone?: boolean; onStart?: () => Promise<void>; onEnd?: () => Promise<void>; onTarget?: TargetListener } = {},
   ): Promise<StaticAnalysis> {
     const slots = alone ? this.options.workers : 1;
     await this.slot(slots);
     try {
       await onStart?.(); // once it has its slot: waiting for one is not analysing
-      return await this.runWorker({ filePath, platform, nowMs: now.getTime() });
+      return await this.runWorker({ filePath, platform, nowMs: now.getTime() }, onTarget);
     } finally {
       // Before the slot goes to the next analysis: nothing that runs after this one is laid at its door.
       await onEnd?.().catch(() => undefined);
@@ -59,8 +62,8 @@ export class ScanWorkers {
   }
 
   /** One analysis in a worker thread of its own (a seam: tests make a worker that cannot start). */
-  protected runWorker(request: WorkerRequest): Promise<StaticAnalysis> {
-    return runOne(request, this.options);
+  protected runWorker(request: WorkerRequest, onTarget?: TargetListener): Promise<StaticAnalysis> {
+    return runOne(request, this.options, onTarget);
   }
 
   /** Takes `slots` worker slots; while an analysis waits to run alone, no other starts first (it would wait forever). */
@@ -76,7 +79,7 @@ export class ScanWorkers {
   }
 }
 
-function runOne(request: WorkerRequest, options: IsolationOptions): Promise<StaticAnalysis> {
+function runOne(request: WorkerRequest, options: IsolationOptions, onTarget?: TargetListener): Promise<StaticAnalysis> {
   return new Promise<StaticAnalysis>((resolve, reject) => {
     const worker = startWorker(request, options);
     let started = false;
@@ -96,6 +99,8 @@ function runOne(request: WorkerRequest, options: IsolationOptions): Promise<Stat
         started = true;
         clearTimeout(timer);
         timer = setTimeout(() => settle(() => resolve(verdict({ kind: 'deadline', seconds: options.deadlineMs / 1000 }))), options.deadlineMs);
+      } else if (reply.type === 'target') {
+        if (!settled) onTarget?.(reply.target);
       } else {
         settle(() => resolve(reply.analysis));
       }

@@ -21,6 +21,7 @@ try {
 const port = parentPort!;
 // Posted once the analyser's code is loaded: a failure before it is the service's (a broken install), after it the package's.
 port.postMessage({ type: 'started' } satisfies WorkerReply);
-void analyzePackage(request.filePath, request.platform, { now: new Date(request.nowMs) }).then((analysis) => {
+const onTarget = (target: Extract<WorkerReply, { type: 'target' }>['target']) => port.postMessage({ type: 'target', target } satisfies WorkerReply);
+void analyzePackage(request.filePath, request.platform, { now: new Date(request.nowMs), onTarget }).then((analysis) => {
   port.postMessage({ type: 'done', analysis } satisfies WorkerReply);
 });

@@ -34,13 +34,14 @@ export function isAndroidEntry(name: string): boolean {
 export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null; inventory: ScanInventory };
 
 /** Analyses an opened APK or AAB; throws UnreadablePackageError when its manifest cannot be read. */
-export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date): Promise<AndroidResult> {
+export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date, onTarget?: (target: AndroidResult['target']) => void): Promise<AndroidResult> {
   const bundle = !zip.has(APK_MANIFEST) && zip.has(AAB_MANIFEST);
   if (!bundle && !zip.has(APK_MANIFEST)) {
     throw new UnreadablePackageError('missing-manifest', `neither ${APK_MANIFEST} (APK) nor ${AAB_MANIFEST} (App Bundle) is in the archive`);
   }
   const manifest = await readManifest(zip, bundle);
   const model = buildManifestModel(manifest, await readResources(zip, manifest, bundle), !bundle);
+  onTarget?.({ name: model.packageName, version: model.versionName });
   const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
   const configs = await readNetworkConfigs(zip, model, bundle);
   const findings: Finding[] = [

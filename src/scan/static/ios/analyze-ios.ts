@@ -40,7 +40,7 @@ export type IosAnalysis = { findings: Finding[]; target: { name: string; version
  * Analyses an opened IPA; throws UnreadablePackageError when its Info.plist cannot be read. The signer's chain is
  * checked against Apple's CAs unless `anchors` names others (tests that sign with a CA of their own).
  */
-export async function analyzeIos(zip: PackageZip, filePath: string, now: Date, anchors?: TrustAnchors): Promise<IosAnalysis> {
+export async function analyzeIos(zip: PackageZip, filePath: string, now: Date, anchors?: TrustAnchors, onTarget?: (target: IosAnalysis['target']) => void): Promise<IosAnalysis> {
   const infoName = zip.names().find((n) => INFO_PLIST.test(n));
   if (!infoName) throw new UnreadablePackageError('missing-manifest', 'no Payload/<Name>.app/Info.plist in the archive');
   const infoBytes = await zip.read(infoName, 'plist');
@@ -51,6 +51,11 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date, a
   const declared = stringAt(info, 'CFBundleExecutable');
   // A name with a slash would leave the bundle; codesign takes the executable from the bundle's top level.
   const executable = declared && !declared.includes('/') ? declared : appName;
+  const target = {
+    name: stringAt(info, 'CFBundleIdentifier') ?? stringAt(info, 'CFBundleName') ?? appName,
+    version: stringAt(info, 'CFBundleShortVersionString') ?? stringAt(info, 'CFBundleVersion') ?? null,
+  };
+  onTarget?.(target);
   const seal = await checkIosSeal(zip, appDir, executable, infoBytes, { now, anchors });
   findings.push(...seal.findings);
   const profileName = `${appDir}embedded.mobileprovision`;
@@ -80,10 +85,7 @@ export async function analyzeIos(zip: PackageZip, filePath: string, now: Date, a
   return {
     findings,
     inventory: { nativeLibraries: nativeLibraries(binaries), frameworks },
-    target: {
-      name: stringAt(info, 'CFBundleIdentifier') ?? stringAt(info, 'CFBundleName') ?? appName,
-      version: stringAt(info, 'CFBundleShortVersionString') ?? stringAt(info, 'CFBundleVersion') ?? null,
-    },
+    target,
     signing: seal.signing,
   };
 }
