@@ -142,3 +142,34 @@ test('files added under META-INF/ after signing are a low finding exactly where 
   }
   expect(warned(withFile)).toBe(true);
 });
+
+test('a data descriptor flagged on both headers is judged as apksig judges it, even where no room is left for one', async () => {
+  // apksig reads entries for verification without their data descriptor (LocalFileRecord.getRecord(..., false, false)):
+  // the last entry before the central directory, flagged, has its "descriptor" overlap the directory (found by the
+  // seeded mutation differential, test/fuzz/apk-differential.ts, seed 2 index 1757).
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 21, targetSdk: 29 }), sign: 'v1-only' });
+  const bytes = await readFile(apk);
+  const records = centralRecords(bytes);
+  const locals = localHeaders(bytes);
+  const last = [...locals].sort((a, b) => b[1] - a[1])[0][0];
+  const mutants: Array<{ label: string; file: string }> = [];
+  for (const entry of new Set([last, 'META-INF/MANIFEST.MF', 'AndroidManifest.xml'])) {
+    const copy = Buffer.from(bytes);
+    copy.writeUInt16LE(copy.readUInt16LE(locals.get(entry)! + 6) | 0x08, locals.get(entry)! + 6);
+    copy.writeUInt16LE(copy.readUInt16LE(records.get(entry)! + 8) | 0x08, records.get(entry)! + 8);
+    const file = path.join(work, `descriptor-${mutants.length}.apk`);
+    await writeFile(file, copy);
+    mutants.push({ label: `${entry}${entry === last ? ' (last before the central directory)' : ''}`, file });
+  }
+  const verdicts = await apksigVerify(mutants.map((m) => ({ file: m.file, minSdk: 21 })));
+  for (const [i, m] of mutants.entries()) {
+    let ours: boolean;
+    try {
+      ours = (await verifyApk(m.file, { minSdk: 21, targetSdk: 29 })).verified;
+    } catch {
+      ours = false;
+    }
+    expect({ mutant: m.label, verified: ours }).toEqual({ mutant: m.label, verified: verdicts[i].verified });
+  }
+  expect(verdicts.some((v) => v.verified)).toBe(true);
+});

@@ -58,14 +58,13 @@ export async function readCentralDirectory(s: ApkSections): Promise<CdRecord[]> 
 
 /** General-purpose flag bit 3: sizes and CRC follow the data, in a data descriptor. */
 const DATA_DESCRIPTOR_FLAG = 0x08;
-const DATA_DESCRIPTOR_SIGNATURE = 0x08074b50;
 
 /**
  * Where an entry's data lies, after the checks apksig's LocalFileRecord.getRecord makes (it mimics what Android reads
  * when it verifies signatures): the local header inside the file before the central directory, its signature, its
  * data-descriptor flag equal to the central directory's, its CRC-32 and sizes equal to the central directory's when
  * no descriptor follows the data, its name the same, the data (a stored entry's uncompressed size, a compressed
- * entry's compressed size) and the descriptor ending before the central directory.
+ * entry's compressed size) ending before the central directory.
  */
 export async function localRecord(s: ApkSections, r: CdRecord): Promise<{ dataStart: number; dataEnd: number }> {
   const headerEnd = r.localHeaderOffset + 30 + r.nameBytes;
@@ -90,12 +89,8 @@ export async function localRecord(s: ApkSections, r: CdRecord): Promise<{ dataSt
   // A stored entry is as long as its uncompressed size, whatever the compressed size says (apksig and Android alike).
   const dataEnd = dataStart + (r.method === 0 ? r.uncompressedSize : r.compressedSize);
   if (dataEnd > s.cdOffset) throw new MalformedApkError(`${r.name}: data extends beyond the start of the central directory`);
-  if (descriptor) {
-    let end = dataEnd + 12;
-    if (end > s.cdOffset) throw new MalformedApkError(`${r.name}: the data descriptor overlaps the central directory`);
-    if ((await readAt(s.fh, dataEnd, 4)).readUInt32LE(0) === DATA_DESCRIPTOR_SIGNATURE) end += 4;
-    if (end > s.cdOffset) throw new MalformedApkError(`${r.name}: the data descriptor overlaps the central directory`);
-  }
+  // The data descriptor itself is never read: apksig reads entries for verification with getRecord(..., false, false),
+  // which neither reads it nor checks where it ends, so a descriptor running into the central directory changes no verdict.
   return { dataStart, dataEnd };
 }
 
