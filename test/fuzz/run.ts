@@ -1,11 +1,14 @@
-// `npm run fuzz [-- --seconds 60] [--only binary-xml,pkcs7] [--seed 42] [--blind]`: mutates the real seeds of
-// every parser for a set time each, in a worker with a deadline and a memory bound, keeping as new seeds the inputs
+// `npm run fuzz [-- --seconds 60] [--only binary-xml,pkcs7,apk-differential] [--seed 42] [--blind] [--mutants N]`:
+// mutates the real seeds of every parser for a set time each, in a worker with a deadline and a memory bound, keeping as new seeds the inputs
 // that reach code of the analyser no earlier input reached (V8 block coverage), and keeps each crash, hang (over
-// 1 s) or blow-up (over 64 MB) under test/fuzz/regressions/<target>/ for the unit tests to replay.
+// 1 s) or blow-up (over 64 MB) under test/fuzz/regressions/<target>/ for the unit tests to replay. Then, unless
+// --only leaves it out, the APK signature differential against apksig (apk-differential.ts, --mutants N) under the
+// same seed; a disagreement there makes the run fail.
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { FuzzWorker, type Outcome } from './harness';
+import { DEFAULT_MUTANTS, apkDifferential } from './apk-differential';
 import { applyMutation, mutation } from './mutate';
 import { findingKey, listRegressions, saveRegression } from './regressions';
 import { loadSeeds } from './seeds';
@@ -99,6 +102,10 @@ async function main(): Promise<void> {
   }
   const total = tallies.reduce((n, t) => n + t.found.length, 0);
   console.log(total === 0 ? 'no new findings' : `${total} new findings saved under test/fuzz/regressions/`);
+  if (!only || only.includes('apk-differential')) {
+    const disagreements = await apkDifferential(Number(arg('mutants') ?? DEFAULT_MUTANTS), seed);
+    if (disagreements) process.exitCode = 1;
+  }
 }
 
 main().catch((err) => {
