@@ -104,7 +104,7 @@ function shape(verified: boolean, schemes: string[], signers: string[], why: str
 /**
  * Verdicts that may differ by a documented decision. The package reader finds the central directory as Android's
  * libziparchive does, looking for a Zip64 end record whenever a field of the end record is saturated, the comment
- * length 0xFFFF included (docs/scan-evidence.md, "The zip layer"): the device cannot open such a package, apksig (which
+ * length 0xFFFF included (docs/scan-evidence.md, "Android signatures, verified as apksigner verifies them"): the device cannot open such a package, apksig (which
  * ignores the comment length) verifies it, and the analysis calls it unreadable.
  */
 function excused(ours: Verdict): boolean {
