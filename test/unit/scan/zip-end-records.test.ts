@@ -9,9 +9,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzePackage } from '../../../src/scan/static/analyze-package';
-import { verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { androidManifest, buildApk, cleanupFixtures } from '../../fixtures/build-packages';
-import { apksigVerify, describeApksigVerdict } from '../../support/apksig-oracle';
+import { apksigVerify } from '../../support/apksig-oracle';
+import { verdictRows } from '../../support/apk-verdicts';
 
 jest.setTimeout(300_000);
 const work = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-eocd-'));
@@ -63,17 +63,7 @@ test('bytes between the central directory and the end record are judged as apksi
       mutants.push({ label: `${pkg.label}: ${name}`, file, minSdk: pkg.minSdk });
     }
   }
-  const verdicts = await apksigVerify(mutants.map((m) => ({ file: m.file, minSdk: m.minSdk })));
-  const rows = [];
-  for (const [i, m] of mutants.entries()) {
-    let ours: boolean;
-    try {
-      ours = (await verifyApk(m.file, { minSdk: m.minSdk, targetSdk: 29 })).verified;
-    } catch {
-      ours = false;
-    }
-    rows.push({ mutant: m.label, verified: ours, apksig: verdicts[i].verified, why: describeApksigVerdict(verdicts[i]) });
-  }
+  const rows = await verdictRows(mutants);
   expect(rows.filter((r) => r.apksig).length).toBeGreaterThan(0);
   expect(rows.filter((r) => !r.apksig).length).toBeGreaterThan(0);
   for (const r of rows) expect({ mutant: r.mutant, verified: r.verified }).toEqual({ mutant: r.mutant, verified: r.apksig });
