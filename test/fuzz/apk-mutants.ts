@@ -5,6 +5,7 @@
 // boundary value, a byte flipped, the file cut inside the region, bytes inserted, or an entry added or edited. A
 // mutant is a pure function of (base bytes, seed, index): no Math.random, no clock.
 import { readEntry, rebuildZip } from '../fixtures/signing-corpus';
+import { mulberry32, type Rng } from '../support/prng';
 
 /** The classes the summary counts by; each mutant changes one region of one class. */
 export const REGION_CLASSES = [
@@ -18,20 +19,6 @@ type Field = { cls: RegionClass; name: string; at: number; width: 0 | 2 | 4 | 8;
 type Edit = { cls: RegionClass; name: string; kinds: string[]; apply: (apk: Buffer, kind: string, rng: Rng) => Buffer | null };
 
 export type Mutant = { base: string; seed: number; index: number; cls: RegionClass; region: string; kind: string; bytes: Buffer };
-
-export type Rng = () => number;
-
-/** mulberry32: a small, well-mixed 32-bit PRNG; the same seed gives the same stream on every platform. */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The stream of one mutant: (seed, index) mixed so neighbouring indexes do not share a prefix. */
 export function mutantRng(seed: number, index: number): Rng {

@@ -3,18 +3,7 @@
 // says the package was not analysed); a scan that could not analyse its package scores 0 and grades F.
 import { GRADE_BANDS, SEVERITY_PENALTIES, UNANALYSED_FINDING_IDS, gradeForScore, scoreAndGrade, scoreFindings } from '../../../src/scan/score';
 import { SEVERITIES, type Severity } from '../../../src/scan/model/types';
-
-// mulberry32: tiny deterministic PRNG so every run checks the same sets.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng';
 
 const finding = (severity: Severity, id = 'android.example') => ({ severity, id });
 // Rule ids the random sets draw from: mostly ordinary findings, now and then one that says nothing was analysed.
@@ -38,7 +27,7 @@ describe('scoreFindings', () => {
   });
 
   it('never rises when a finding is added (5000 random sets)', () => {
-    const rand = prng(20240611);
+    const rand = mulberry32(20240611);
     for (let i = 0; i < 5000; i++) {
       const pick = () => finding(SEVERITIES[Math.floor(rand() * 4)], IDS[Math.floor(rand() * rand() * IDS.length)]);
       const set = Array.from({ length: Math.floor(rand() * 15) }, pick);
