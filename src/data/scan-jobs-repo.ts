@@ -93,8 +93,22 @@ export interface BaselineWait {
 export class ScanJobsRepo {
   static readonly collectionName = 'scan_jobs';
   private readonly col: Collection<ScanJobDoc>;
+  /** This process's runners, told when a write here made a job due (dueListeners). */
+  private readonly dueListeners = new Set<() => void>();
   constructor(db: Db) {
     this.col = db.collection<ScanJobDoc>(ScanJobsRepo.collectionName);
+  }
+  /**
+   * Calls `listener` after this process queues a job or wakes waiting ones, so a runner of the process claims it at
+   * once rather than at its next poll (a second of an idle worker per upload otherwise). Only a hint: runners of other
+   * processes, and jobs that come due by time, are found by polling. Returns the unsubscribe.
+   */
+  onDue(listener: () => void): () => void {
+    this.dueListeners.add(listener);
+    return () => void this.dueListeners.delete(listener);
+  }
+  private due(): void {
+    for (const listener of this.dueListeners) listener();
   }
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.col, [
@@ -126,7 +140,9 @@ export class ScanJobsRepo {
       this.col.find({ state: { $in: ['running', 'done', 'failed'] } }, { projection: { turn: 1 } }).sort({ turn: -1 }).limit(1).next(),
     ]);
     const turn = Math.max(served?.turn ?? 0, last ? (last.turn ?? 0) + 1 : 0);
-    return insertIfAbsent(this.col, { ...doc, turn });
+    const inserted = await insertIfAbsent(this.col, { ...doc, turn });
+    if (inserted) this.due();
+    return inserted;
   }
   /** The apps with a job being run now (a live lease), on any instance: at most `limit`. */
   async appsRunning(now: Date, limit = 1000): Promise<string[]> {
@@ -224,11 +240,13 @@ export class ScanJobsRepo {
   async wakeWaiters(jobId: string, now: Date, otherThan?: string): Promise<number> {
     const filter = { waitsFor: jobId, state: 'queued' as const, ...(otherThan !== undefined ? { package: { $ne: otherThan } } : {}) };
     const r = await this.col.updateMany(filter, { $set: { runAfter: now, waitsFor: null } });
+    if (r.modifiedCount > 0) this.due();
     return r.modifiedCount;
   }
   /** Makes a waiting job due now (it looked again after deferring and found another job to wait for, or none). */
   async wake(id: string, now: Date): Promise<void> {
-    await this.col.updateOne({ _id: id, state: 'queued' }, { $set: { runAfter: now, waitsFor: null } });
+    const r = await this.col.updateOne({ _id: id, state: 'queued' }, { $set: { runAfter: now, waitsFor: null } });
+    if (r.modifiedCount > 0) this.due();
   }
   /** Records the package the holder's analysis has read (long before a large package's analysis ends); fenced. */
   async notePackage(id: string, attempts: number, pkg: string): Promise<boolean> {

@@ -22,7 +22,7 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
     if (removed > 0) deps.logger.warn({ removed }, 'removed package copies of interrupted scans');
     return queueOwedStaticScans(operatorContext(deps, null));
   };
-  const handler: JobHandler = { run: (job, stopping) => runScanJob(deps, job, workers, stopping), giveUp: (job) => giveUpScanJob(deps, job), sweep };
+  const handler: JobHandler = { run: (job, stopping, released) => runScanJob(deps, job, workers, stopping, released), giveUp: (job) => giveUpScanJob(deps, job), sweep };
   return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, leaseMs: deps.config.scanJobLeaseMs, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';

@@ -14,8 +14,11 @@ export interface JobHandler {
   /**
    * `stopping` is aborted when the runner stops: start nothing that a kill at the stop timeout would interrupt.
    * 'deferred': the handler put the job back in the queue itself (ScanJobsRepo.defer), an attempt not counted.
+   * `released` may be called once the job no longer needs its lane (its analysis ended): the lane then claims the
+   * next job while this one writes its outcome, so the analysis workers do not idle through database round trips.
+   * A handler that never calls it holds its lane to the outcome.
    */
-  run(job: ScanJobDoc, stopping: AbortSignal): Promise<void | 'deferred'>;
+  run(job: ScanJobDoc, stopping: AbortSignal, released?: () => void): Promise<void | 'deferred'>;
   giveUp(job: ScanJobDoc): Promise<void>;
   /** Finds work that should have been queued but was not (a crash in between); run now and then. */
   sweep?(): Promise<number>;
@@ -71,8 +74,11 @@ export class JobRunner {
   private loop: Promise<void> | null = null;
   private stopped = true;
   private lastSweep = 0;
-  /** Lanes running jobs now; each poll tops them up to `concurrency`. */
+  /** Lanes claiming and running jobs now; each poll, and each job queued or woken in this process, tops them up to `concurrency`. */
   private readonly lanes = new Set<Promise<void>>();
+  /** Jobs a lane has let go of (their analysis ended) that are still writing their outcome. */
+  private readonly finishing = new Set<Promise<void>>();
+  private unsubscribe: (() => void) | null = null;
   /** The jobs in hand (id -> attempts), to unmark their analyses on a graceful stop. */
   private readonly inHand = new Map<string, number>();
   private stopping = new AbortController();
@@ -97,6 +103,7 @@ export class JobRunner {
     if (!this.stopped) return;
     this.stopped = false;
     this.stopping = new AbortController();
+    this.unsubscribe = this.jobs.onDue(() => this.topUp());
     this.schedule(0);
   }
 
@@ -107,12 +114,15 @@ export class JobRunner {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await Promise.all([...this.inHand].map(([id, attempts]) => this.jobs.markAnalysing(id, attempts, null).catch(() => false)));
     await this.loop;
     await Promise.all([...this.lanes]);
+    await Promise.all([...this.finishing]);
   }
 
   private schedule(ms: number): void {
@@ -142,17 +152,30 @@ export class JobRunner {
     } catch (err) {
       this.logger.warn({ err }, 'job sweep failed; retrying on next poll');
     }
+    this.topUp();
+  }
+
+  /** Starts lanes up to `concurrency`; synchronous, so a poll and a nudge at once never start too many. */
+  private topUp(): void {
     while (!this.stopped && this.lanes.size < this.options.concurrency) {
       const lane: Promise<void> = this.lane().finally(() => this.lanes.delete(lane));
       this.lanes.add(lane);
     }
   }
 
-  /** One lane: runs due jobs one after another until none is due; a failure ends the lane, the next poll restarts it. */
+  /**
+   * One lane: claims due jobs one after another until none is due, each as soon as the last let its lane go (its
+   * analysis ended; its outcome is written beside the next one's analysis). A failure ends the lane, the next poll
+   * restarts it.
+   */
   private async lane(): Promise<void> {
     try {
-      while (!this.stopped && (await this.runDue())) {
-        /* next job */
+      for (let started = await this.startNext(); started; started = this.stopped ? null : await this.startNext()) {
+        const done: Promise<void> = started.done
+          .catch((err) => this.logger.warn({ err }, 'scan job outcome could not be recorded; the job is retried when its lease lapses'))
+          .finally(() => this.finishing.delete(done));
+        this.finishing.add(done);
+        await started.released;
       }
     } catch (err) {
       this.logger.warn({ err }, 'job poll failed; retrying on next poll');
@@ -161,20 +184,32 @@ export class JobRunner {
 
   /** Claims one due job, an idle app's first, and runs it to an outcome; false when no job was due. */
   async runDue(): Promise<boolean> {
+    const started = await this.startNext();
+    if (!started) return false;
+    await started.done;
+    return true;
+  }
+
+  /**
+   * Claims one due job and starts it: `released` settles when it lets its lane go (JobHandler.run) or ends, `done`
+   * at its outcome. Null when no job was due.
+   */
+  private async startNext(): Promise<{ released: Promise<void>; done: Promise<void> } | null> {
     const job = await this.claimNext();
-    if (!job) return false;
+    if (!job) return null;
     if (this.stopping.signal.aborted) {
       // Claimed as the runner stopped: handed back at once for another instance, not run here.
       await this.jobs.retryLater(job._id, job.attempts, this.clock.now(), this.clock.now(), 'handed back: the service was stopping');
-      return false;
+      return null;
     }
     this.inHand.set(job._id, job.attempts);
-    try {
-      await this.process(job);
-    } finally {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const done = this.process(job, release).finally(() => {
       if (this.inHand.get(job._id) === job.attempts) this.inHand.delete(job._id);
-    }
-    return true;
+      release();
+    });
+    return { released, done };
   }
 
   private async claimNext(): Promise<ScanJobDoc | null> {
@@ -183,7 +218,7 @@ export class JobRunner {
     return (busy.length ? await this.jobs.claim(now, this.options.leaseMs, busy) : null) ?? this.jobs.claim(now, this.options.leaseMs);
   }
 
-  private async process(job: ScanJobDoc): Promise<void> {
+  private async process(job: ScanJobDoc, release: () => void): Promise<void> {
     const log = this.logger.child({ jobId: job._id, buildId: job.buildId, attempt: job.attempts });
     // A holder that crashed during the last allowed attempt leaves a job that is claimed once more: give up now.
     if (countedAttempts(job) > this.options.maxAttempts) return this.giveUp(job, job.lastError ?? 'interrupted', log);
@@ -203,7 +238,7 @@ export class JobRunner {
     renewer.unref();
     const startedAt = process.hrtime.bigint();
     try {
-      const outcome = await this.handler.run(job, this.stopping.signal);
+      const outcome = await this.handler.run(job, this.stopping.signal, release);
       clearInterval(renewer);
       if (outcome === 'deferred') return log.info('scan job deferred: an earlier build of the app is still being scanned');
       await this.jobs.complete(job._id, job.attempts, this.clock.now());

@@ -40,13 +40,15 @@ export function staticScanId(job: Pick<ScanJobDoc, '_id'>): string {
  * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
  * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
  */
-export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = deps.instance.scanWorkers, stopping?: AbortSignal): Promise<void | 'deferred'> {
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = deps.instance.scanWorkers, stopping?: AbortSignal, released?: () => void): Promise<void | 'deferred'> {
   const scanId = staticScanId(job);
-  const written = await deps.repos.scans.findById(job.appId, scanId);
+  // Only an earlier attempt can have written the scan: the first claim skips the look.
+  const written = job.attempts > 1 ? await deps.repos.scans.findById(job.appId, scanId) : null;
   if (written) return recordStaticGrade(operatorContext(deps, null), written); // written by an earlier attempt, which may have stopped before this
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
   const pending = job.pendingScan ?? (await analyse(deps, job, { ...build, artifact: build.artifact }, workers, stopping));
+  released?.(); // the worker is free: the runner may start the next analysis while this scan is compared and written
   // The baseline is the latest scan of an earlier-registered release build of the package: while one of those is
   // still being made, wait for it, so the answer never depends on which analysis finished first.
   // A package not analysed (unreadable, stopped at a limit) is compared with nothing and is never a baseline: every

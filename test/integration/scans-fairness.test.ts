@@ -2,7 +2,9 @@
 // that each run to the deadline) cannot hold back other apps' scans: apps take turns in the queue, so another app's
 // job waits for one analysis at most, even on one runner with one lane; and a job of an app with nothing running, on
 // any instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once,
-// also for jobs queued while it is busy. An analysis asked to run alone waits for the others and holds back new ones.
+// also for jobs queued while it is busy, claims a job queued or woken in its own process without waiting for its poll,
+// and claims the next job once the last one's analysis is over (its outcome is written beside the next analysis).
+// An analysis asked to run alone waits for the others and holds back new ones.
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
 import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
@@ -167,4 +169,61 @@ it('unmarks the analyses in hand when stopped, then waits for them to end', asyn
   release();
   await stopping;
   expect(await job()).toMatchObject({ state: 'done', analysingSince: null });
+});
+
+it('claims the next job as soon as the last lets its lane go, while that one still writes its outcome', async () => {
+  const first = await queue('app_release0');
+  const second = await queue('app_release1');
+  let finishFirst: () => void = () => undefined;
+  const started: string[] = [];
+  const handler: JobHandler = {
+    run: async (job, _stopping, released) => {
+      started.push(job._id);
+      if (job._id !== first) return;
+      released?.(); // its analysis is over: the outcome (held here) is written beside the next analysis
+      await new Promise<void>((resolve) => (finishFirst = resolve));
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 1, pollIntervalMs: 60_000 });
+  runner.start();
+  const until = Date.now() + 20_000;
+  while ((await stateOf(second)) !== 'done' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  // One lane, and the second job ran to its outcome while the first had not reached its own.
+  expect(started).toEqual([first, second]);
+  expect(await stateOf(first)).toBe('running');
+  let stopped = false;
+  const stopping = runner.stop().then(() => (stopped = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(stopped).toBe(false); // stop waits for the outcome in hand
+  finishFirst();
+  await stopping;
+  expect(await stateOf(first)).toBe('done');
+});
+
+it('claims a job queued or woken in its own process at once, not at its next poll', async () => {
+  const ran: string[] = [];
+  const handler: JobHandler = { run: async (job) => void ran.push(job._id), giveUp: async () => undefined };
+  // A poll interval no test waits for: only the queueing's own signal can start the job.
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { pollIntervalMs: 600_000 });
+  runner.start();
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the first poll finds nothing due
+  const id = await queue('app_nudged');
+  const waitDone = async (jobId: string) => {
+    const until = Date.now() + 20_000;
+    while ((await stateOf(jobId)) !== 'done' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  await waitDone(id);
+  expect(ran).toEqual([id]);
+  // A deferred job (written as defer leaves one: due in an hour, waiting for the first) woken by the job it waited for.
+  const now = h.clock.now();
+  const waiting = 'job_fairwaiting';
+  const later = new Date(now.getTime() + 3_600_000);
+  await h.deps.db.collection<ScanJobDoc>('scan_jobs').insertOne({ _id: waiting, appId: 'app_nudged', buildId: 'bld_fairwaiting', state: 'queued', attempts: 1, deferrals: 1, turn: 0, leaseUntil: null, runAfter: later, waitsFor: id, lastError: null, createdAt: now, updatedAt: now });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(ran).toEqual([id]);
+  await h.deps.repos.scanJobs.wakeWaiters(id, h.clock.now());
+  await waitDone(waiting);
+  await runner.stop();
+  expect(ran).toEqual([id, waiting]);
 });
