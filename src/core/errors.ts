@@ -88,9 +88,3 @@ export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
 }
 
-/** For exhaustive switches: the compiler proves every case is handled. */
-export class UnreachableCaseError extends Error {
-  constructor(value: never) {
-    super(`Unreachable case: ${JSON.stringify(value)}`);
-  }
-}

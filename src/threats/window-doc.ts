@@ -55,7 +55,6 @@ export function windowDoc(event: PreparedEvent, seed: WindowSeed, generation: nu
   };
 }
 
-export const seedOf = (event: PreparedEvent): WindowSeed => ({ first: event.at, last: event.at, confidence: event.confidence, count: 1 });
 
 /** Members a window document counts itself: those without an event id (each of those has its own merge record). */
 export const countedByWindow = (members: readonly PreparedEvent[]): number => members.filter((m) => !m.claim).length;

@@ -2,6 +2,8 @@
 // (`docs/contract.md`, `README.md`, `client/README.md`, ...) exists in the repository, and so does the section it names
 // (`docs/x.md#anchor`, or `docs/x.md, "Heading"`); every relative link of a tracked Markdown page resolves likewise.
 // A clone must stand alone: a citation of a document kept elsewhere is a dead end for whoever reads the code.
+// Likewise every repository path a page names in backticks (`src/jobs/scan-job.ts`, `tools/ferretdb/`) exists, so
+// docs/, the README and CONTRIBUTING cannot keep naming a file after it moved.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -113,6 +115,35 @@ function readFromRepo(tracked: Set<string>): (file: string) => string | null {
   };
 }
 
+/** Paths the tests and tools write, ignored by git, that pages may name. */
+const WRITTEN_PATHS = ['test/artifacts/'];
+/** Pages whose backticked paths are checked: the ones a newcomer reads. */
+const PAGES = /^(docs\/.*|README|CONTRIBUTING|client\/README)\.md$/;
+
+/**
+ * Repository paths a page names in backticks: a token with a slash whose first segment is a top-level folder of the
+ * repository, without a `:line`, `#anchor` or trailing punctuation; patterns and placeholders (`*`, `<name>`) are not
+ * paths.
+ */
+function pathsIn(file: string, text: string, tops: Set<string>): Citation[] {
+  const found: Citation[] = [];
+  text.split('\n').forEach((line, index) => {
+    for (const match of line.matchAll(/`([^`\s]+)`/g)) {
+      const target = match[1].replace(/[:#].*$/, '').replace(/[.,;]+$/, '');
+      if (!target.includes('/') || /[*<>{}$]/.test(target) || !tops.has(target.split('/')[0])) continue;
+      found.push({ file, line: index + 1, target });
+    }
+  });
+  return found;
+}
+
+function pathProblem(citation: Citation, tracked: Set<string>): string | null {
+  const target = citation.target.replace(/\/$/, '');
+  if (tracked.has(target) || WRITTEN_PATHS.some((w) => citation.target.startsWith(w))) return null;
+  if ([...tracked].some((t) => t.startsWith(`${target}/`))) return null;
+  return `${citation.file}:${citation.line} names \`${citation.target}\`, which the repository lacks`;
+}
+
 describe('citations of documents', () => {
   const files = trackedFiles();
   const read = readFromRepo(new Set(files));
@@ -146,6 +177,26 @@ describe('citations of documents', () => {
       'src/planted.ts:2 cites docs/contract.md, "No such heading": no such section',
       'src/planted.ts:3 cites docs/architecture.md#no-such-anchor: no such section',
       'src/planted.ts:5 cites docs/missing.md, which the repository lacks',
+      null,
+      null,
+    ]);
+  });
+
+  it('every repository path a page names in backticks exists', () => {
+    const tracked = new Set(files);
+    const tops = new Set(files.filter((f) => f.includes('/')).map((f) => f.split('/')[0]));
+    const named = files.filter((file) => PAGES.test(file)).flatMap((file) => pathsIn(file, readFileSync(path.join(root, file), 'utf8'), tops));
+    expect(named.length).toBeGreaterThan(100); // the pages name many files; a scan that finds none reads nothing
+    expect(named.map((c) => pathProblem(c, tracked)).filter(Boolean)).toEqual([]);
+  });
+
+  it('fails on a backticked path the repository lacks, and skips what is no path', () => {
+    const tracked = new Set(files);
+    const tops = new Set(['src', 'docs', 'test']);
+    const text = 'See `src/services/gone.ts` and `src/jobs/scan-job.ts:42`, `docs/`, `test/artifacts/x.png`, `src/*.ts`, `rest/<Name>.graphql`, `a/b`.';
+    expect(pathsIn('docs/planted.md', text, tops).map((c) => pathProblem(c, tracked))).toEqual([
+      'docs/planted.md:1 names `src/services/gone.ts`, which the repository lacks',
+      null,
       null,
       null,
     ]);
