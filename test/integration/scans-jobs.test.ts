@@ -177,9 +177,10 @@ it('ends with a verdict, not another instance, a job whose holders died twice wh
   }, h.clock, h.deps.logger);
   void dying.runDue();
   const until = Date.now() + 10_000;
+  // The claim leaves the first holder's mark in place until the runner notes the death: wait for the new mark.
   const marked = async () => {
     const j = await job(uploaded.id);
-    return j.attempts === 2 && j.analysingSince != null;
+    return j.attempts === 2 && j.interruptedAnalyses === 1 && j.analysingSince != null;
   };
   while (!(await marked()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(await job(uploaded.id)).toMatchObject({ attempts: 2, interruptedAnalyses: 1 });
