@@ -402,14 +402,18 @@ describe('views', () => {
     const s = await open(support, route('threats', {}, data.quietAppId));
     for (const view of ['threats', 'top', 'builds', 'refused', 'suppressions', 'keys']) {
       await s.page.click(`[data-view=${view}]`);
-      // Every panel done loading, and an empty state where data would be.
+      // Every panel done loading, and an empty state where data would be. A failed panel ends the wait too, so the
+      // failure names the service's answer instead of a timeout. The bound is generous: on a machine loaded by the
+      // other suites, the embedded database's reads queue behind their writes, and this test asserts what shows, not how soon.
+      await s.page.waitForSelector(`.main[data-current=${view}] .empty, .main .error`, { timeout: 100_000 });
+      expect(await s.page.$eval('.main', (main) => main.querySelector('.error')?.textContent ?? null)).toBeNull();
       await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
-      await s.page.waitForSelector('.main .loading', { state: 'detached' });
+      await s.page.waitForSelector('.main .loading', { state: 'detached', timeout: 100_000 });
       expect(await s.page.$('.main .error')).toBeNull();
       if (view === 'threats' || view === 'refused' || view === 'suppressions') await screenshot(s.page, `console-empty-${view}`);
     }
     await clean(s);
-  });
+  }, 300_000);
 });
 
 describe('comparison with the baseline, and suppressions', () => {
