@@ -19,19 +19,26 @@ if [[ -z "$go_cmd" ]]; then
   exit 1
 fi
 
-# FerretDB: rebuilt when any file of tools/ferretdb (main, go.mod, go.sum, build.sh) is newer than the binary.
-# tools/ferretdb/build.sh applies the one-line _id index fix; src/embedded/ferretdb.ts runs the same script.
+# FerretDB: rebuilt when any file of tools/ferretdb (main, go.mod, go.sum, build.sh, patches/) is newer than the
+# binary. tools/ferretdb/build.sh applies the _id index fix and the pushdown patches; src/embedded/ferretdb.ts runs
+# the same script. ferretdb-reference is the same FerretDB without the patches (FERRETDB_PATCHES=none): the
+# differential test (test/integration/ferretdb-pushdown.test.ts) requires both to answer every query alike.
 src="$root/tools/ferretdb"
-if [[ ! -x "$bin/ferretdb" ]] || [[ -n "$(find "$src" -type f -newer "$bin/ferretdb" -print -quit)" ]]; then
-  echo "install.sh: building ferretdb (a few minutes on a cold Go cache)"
-  start=$SECONDS
-  # Build beside the target and rename, so a concurrent reader never runs a half-written file.
-  bash "$src/build.sh" "$bin/ferretdb.tmp.$$"
-  mv -f "$bin/ferretdb.tmp.$$" "$bin/ferretdb"
-  echo "install.sh: ferretdb built in $((SECONDS - start))s"
-else
-  echo "install.sh: ferretdb up to date"
-fi
+build_ferretdb() { # $1: binary name under .cache/bin, $2: FERRETDB_PATCHES
+  local target="$bin/$1"
+  if [[ ! -x "$target" ]] || [[ -n "$(find "$src" -type f -newer "$target" -print -quit)" ]]; then
+    echo "install.sh: building $1 (a few minutes on a cold Go cache)"
+    start=$SECONDS
+    # Build beside the target and rename, so a concurrent reader never runs a half-written file.
+    FERRETDB_PATCHES="$2" bash "$src/build.sh" "$target.tmp.$$"
+    mv -f "$target.tmp.$$" "$target"
+    echo "install.sh: $1 built in $((SECONDS - start))s"
+  else
+    echo "install.sh: $1 up to date"
+  fi
+}
+build_ferretdb ferretdb all
+build_ferretdb ferretdb-reference none
 
 # versitygw: kept when the binary there was built from the pinned version.
 if "$go_cmd" version -m "$bin/versitygw" 2>/dev/null \

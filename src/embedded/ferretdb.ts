@@ -49,7 +49,8 @@ export function ferretDbBinary(repoRoot: string): string {
   // Built beside the target and renamed, so a concurrent start never runs a half-written file.
   const partial = `${binary}.tmp.${process.pid}`;
   process.stderr.write('building FerretDB from tools/ferretdb (a few minutes on a cold Go cache)\n');
-  // Same script as tools/install.sh: a static binary with the _id index fix applied to a vendored copy (build.sh).
+  // Same script as tools/install.sh: a static binary with the _id index fix and the pushdown patches applied to a
+  // vendored copy (build.sh).
   const build = spawnSync('bash', [path.join(sourceDir, 'build.sh'), partial], { cwd: sourceDir, stdio: ['ignore', 'inherit', 'inherit'] });
   if (build.error) throw build.error;
   if (build.status !== 0) {
@@ -158,6 +159,11 @@ function isOlderThanSource(binary: string, sourceDir: string): boolean {
   // A deployment may ship the binary without tools/: then the binary is all there is.
   if (!existsSync(sourceDir)) return false;
   const builtAt = statSync(binary).mtimeMs;
-  // Same rule as tools/install.sh: any file of the Go module newer than the binary.
-  return readdirSync(sourceDir).some((name) => statSync(path.join(sourceDir, name)).mtimeMs > builtAt);
+  // Same rule as tools/install.sh: any file of the Go module (its patches/ included) newer than the binary.
+  const newer = (dir: string): boolean =>
+    readdirSync(dir, { withFileTypes: true }).some((entry) => {
+      const full = path.join(dir, entry.name);
+      return entry.isDirectory() ? newer(full) : statSync(full).mtimeMs > builtAt;
+    });
+  return newer(sourceDir);
 }
