@@ -47,7 +47,9 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void
 export async function benchMongo(): Promise<{ uri: string; stop(): Promise<void> }> {
   if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, stop: async () => undefined };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-db-'));
-  const ferret = await startFerretDb({ dataDir });
+  // BENCH_FERRETDB=reference measures FerretDB without the pushdown patches (.cache/bin/ferretdb-reference): the "before".
+  const binary = process.env.BENCH_FERRETDB === 'reference' ? path.join(REPO_ROOT, '.cache', 'bin', 'ferretdb-reference') : undefined;
+  const ferret = await startFerretDb({ dataDir, binary });
   return { uri: ferret.uri, stop: async () => { await ferret.stop(); fs.rmSync(dataDir, { recursive: true, force: true }); } };
 }
 

@@ -1,10 +1,12 @@
 // The embedded database's envelope: how listing an app's threats (GET /v1/apps/{id}/threats, default limit 25) and
 // ingestion (POST /v1/events, batches of 100, 4 in flight) behave as the threats collection grows to 1,000, 10,000 and
-// 100,000 threats, on the default database (FerretDB 1.24 on SQLite, built with the IDColumn fix of
+// 100,000 threats, on the default database (FerretDB 1.24 on SQLite, built with the fixes and pushdown patches of
 // tools/ferretdb/build.sh). One collection grows step by step; at each size it times page 1 and a deep page (the page
 // after 90% of the threats, its cursor minted as the service mints it) and the rate at which that step was ingested.
 // Every event is a new observation (its own threat), so the collection holds exactly the stated number.
-// BENCH_SIZES changes the sizes (comma-separated); MONGODB_URI measures that server instead.
+// Another app sends as many threats again (BENCH_OTHERS=<k>: k times as many; 0: none), so the collection holds
+// other tenants' threats too. BENCH_SIZES changes the sizes (comma-separated); BENCH_FERRETDB=reference runs FerretDB
+// without the pushdown patches (the "before"); MONGODB_URI measures that server instead.
 // Run: npm run bench:threats:envelope
 import os from 'node:os';
 import { MongoClient } from 'mongodb';
@@ -16,6 +18,8 @@ import { benchMongo, fmt, startInProcessService } from './support';
 import { operatorContext } from '../src/services/operator-context';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+/** Threats of another app per threat of the measured one (BENCH_OTHERS, default 1). */
+const OTHERS = Number(process.env.BENCH_OTHERS ?? 1);
 const BATCH = 100;
 const IN_FLIGHT = 4;
 const SPACING_MS = 400; // 100,000 events span about 11 hours
@@ -66,6 +70,9 @@ async function main(): Promise<void> {
   try {
     const appDoc = await createApp(operatorContext(deps), { name: 'bench-envelope', plan: 'enterprise' });
     const device = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['events:ingest'], mode: 'live' })).key;
+    // Another app's threats share the collection, as on any real deployment: the measured app's pages must not pay for them.
+    const otherApp = await createApp(operatorContext(deps), { name: 'bench-envelope-other', plan: 'enterprise' });
+    const otherDevice = (await createApiKey(operatorContext(deps), { appId: otherApp._id, scopes: ['events:ingest'], mode: 'live' })).key;
     const reader = (await createApiKey(operatorContext(deps), { appId: appDoc._id, scopes: ['threats:read'], mode: 'live' })).key;
     const threats = deps.db.collection<ThreatDoc>(ThreatsRepo.collectionName);
     const page = async (cursor?: string) => {
@@ -73,25 +80,26 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`list answered ${res.status}: ${await res.text()}`);
       return (await res.json()) as { data: Array<{ id: string }> };
     };
-    console.log(`database: ${process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB 1.24 on SQLite (own, with the IDColumn fix)'}; load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
-    console.log('threats   ingest events/s   page 1 p50 / p99 ms      deep page p50 / p99 ms   (samples)');
+    console.log(`database: ${process.env.MONGODB_URI ? 'MONGODB_URI' : `FerretDB 1.24 on SQLite (tools/ferretdb: the _id fix${process.env.BENCH_FERRETDB === 'reference' ? ', without the pushdown patches' : ' and the pushdown patches'})`}; load average ${os.loadavg().map((l) => fmt(l, 1)).join(' ')}`);
+    console.log(`threats   ingest events/s   page 1 p50 / p99 ms      deep page p50 / p99 ms   (samples)   with ${OTHERS}x as many of another app in the collection`);
 
     let stored = 0;
     for (const size of SIZES) {
-      const batches = events(stored, size, start);
+      // The measured app's batches, each followed by OTHERS batches of the other app: the same events, its threats.
+      const batches = events(stored, size, start).flatMap((batch) => [{ key: device, batch }, ...Array.from({ length: OTHERS }, () => ({ key: otherDevice, batch }))]);
       let next = 0;
       const ingestMs = await timed(() =>
         Promise.all(
           Array.from({ length: IN_FLIGHT }, async () => {
             while (next < batches.length) {
-              const batch = batches[next++];
-              const res = await fetch(`${baseUrl}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${device}`, 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
+              const { key, batch } = batches[next++];
+              const res = await fetch(`${baseUrl}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ events: batch }) });
               if (res.status !== 202) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
             }
           }),
         ),
       );
-      const rate = (size - stored) / (ingestMs / 1000);
+      const rate = ((size - stored) * (1 + OTHERS)) / (ingestMs / 1000);
       stored = size;
       if ((await threats.countDocuments({ appId: appDoc._id })) !== size) throw new Error(`expected ${size} threats`);
 

@@ -48,7 +48,9 @@ async function secondInstance(): Promise<typeof second> {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ jobs: false });
+  // The slow package takes about 12 s of one core; on a machine loaded by the other suites that can pass the default
+  // 60 s deadline, and a scan cut short is incomplete and never a baseline. These tests are about order, not speed.
+  h = await startHarness({ jobs: false, env: { SCAN_DEADLINE_S: '600' } });
   second = await secondInstance();
   appId = (await h.newApp('scale')).appId;
   key = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'], 'live', { releaseBuilds: true })).key;
