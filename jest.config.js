@@ -30,7 +30,7 @@ module.exports = {
   coverageReporters: ['text-summary', 'json-summary'],
   // The ratchet: today's figures, 0.5 point below and floored, so coverage can only rise. Raise them when it does.
   coverageThreshold: {
-    global: { statements: 83, branches: 85, functions: 93, lines: 83 },
+    global: { statements: 83, branches: 86, functions: 94, lines: 83 },
   },
   projects: [
     {

@@ -10,6 +10,8 @@
  * SOAK_LOG_DIR  where the instances' logs go (default: the run's temporary folder, removed at exit)
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ciJobs, devices, staff, type Run } from './actors';
 import { Balancer, sleep } from './balancer';
@@ -21,6 +23,13 @@ import { drainAndReckon } from './reckon';
 import { setUpTenants } from './tenants';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** CPU seconds a process has used (user and system, from /proc/<pid>/stat; Linux's clock ticks are 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 const say = (line: string) => process.stdout.write(`soak: ${line}\n`);
 
 async function main(): Promise<number> {
@@ -44,6 +53,7 @@ async function main(): Promise<number> {
     say(`test bed up: ${bed.instances.length} instances; store ${bed.diskSkipReason ? `on the machine's disk (${bed.diskSkipReason})` : 'on a 1 GB tmpfs'}`);
     const tenants = await setUpTenants(bed.env, balancer, ledger);
     const startedAt = Date.now();
+    const databaseCpuAtStart = cpuSeconds(bed.mongo.pid);
     const run: Run = { stopping: false, giveUpAt: startedAt + loadMs + 120_000, uploadsInFlight: new Map(), doing: new Map() };
     const actors = [
       ...tenants.apps.map((t, i) => ciJobs(run, balancer, ledger, t, packages, `ci ${i + 1}`)),
@@ -61,7 +71,10 @@ async function main(): Promise<number> {
     const report = setInterval(() => say(`waiting for ${[...run.doing].map(([who, what]) => `${who}: ${what}`).join('; ')}`), 10_000);
     await Promise.all(actors).finally(() => clearInterval(report));
     say(`actors finished their work in hand in ${((Date.now() - stoppedAt) / 1000).toFixed(0)} s`);
-    say(`load over after ${((Date.now() - startedAt) / 1000).toFixed(0)} s; draining`);
+    const loadS = (Date.now() - startedAt) / 1000;
+    const databaseCpu = cpuSeconds(bed.mongo.pid) - databaseCpuAtStart;
+    say(`load over after ${loadS.toFixed(0)} s; draining`);
+    say(`database: FerretDB used ${databaseCpu.toFixed(0)} s of CPU during the load, ${((100 * databaseCpu) / (loadS * os.cpus().length)).toFixed(0)} % of the machine's ${os.cpus().length} cores`);
     const stored = { mongoUri: bed.mongo.uri, database: bed.env.MONGODB_DATABASE, s3: bed.s3, bucket: bed.bucket };
     const { checks, drainS } = await drainAndReckon(stored, balancer, ledger, tenants.apps, Date.now() + 120_000);
     tenants.receivers.close();
