@@ -4,8 +4,8 @@
 // distribution reads every app's latest-build summary, as registration and the scan job keep it). Documents are inserted as the repositories store them. Prints the
 // median of 3 runs per aggregate, the rows each read, and the rows read per second; a floor drains the threat reads
 // without folding them, so the fold's own cost is the difference. MONGODB_URI uses that server instead of a FerretDB
-// of our own (where every filter but `_id` scans the collection, so the figures there are an upper bound of the
-// embedded default).
+// of our own (built by tools/ferretdb: its reads search the indexes, but it decodes each document returned whole, so
+// the figures there are an upper bound of MongoDB's); BENCH_FERRETDB=reference runs it without the pushdown patches.
 // Run: npx tsx bench/dashboards.ts
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../src/core/config';

@@ -69,7 +69,7 @@ export async function flowPart(check: (label: string, ok: boolean) => void): Pro
     const jobs = client.db(dbName).collection<{ state: string; deferrals?: number }>('scan_jobs');
     for (const until = Date.now() + 30 * 60_000; (await jobs.countDocuments({ state: { $in: ['done', 'failed'] } })) < N; ) {
       if (Date.now() > until) throw new Error('the scans did not end within 30 minutes');
-      // Every count reads the whole collection on the embedded database: polled often, it would take CPU from the scans.
+      // Every count reads each matching job on the embedded database: polled often, it would take CPU from the scans.
       await new Promise((r) => setTimeout(r, 250));
     }
     const flowS = (Date.now() - firstUploaded) / 1000;

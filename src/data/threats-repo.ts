@@ -85,10 +85,10 @@ export interface Occurrences {
 export type StatsRow = Pick<ThreatDoc, '_id' | 'detection' | 'occurredAt' | 'count' | 'deviceHash' | 'folded' | 'platform' | 'appVersion' | 'buildId'>;
 
 /**
- * The threats collection. Ingestion only inserts, and reads single documents by a lone `_id` equality: the one filter
- * FerretDB pushes down (any other filter, and every update, scans the collection there). Those lookups check the app
- * on the document instead of in the filter, which is equivalent (ids derive from a merge key that includes the app,
- * and the app is compared before anything is returned).
+ * The threats collection. Ingestion only inserts, and reads single documents by a lone `_id` equality, the cheapest
+ * read on every store (on the embedded database, a search of the `_id` index with nothing else to check). Those
+ * lookups check the app on the document instead of in the filter, which is equivalent (ids derive from a merge key
+ * that includes the app, and the app is compared before anything is returned).
  */
 export class ThreatsRepo {
   static readonly collectionName = 'threats';
