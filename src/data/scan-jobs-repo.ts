@@ -60,7 +60,8 @@ export interface ScanJobDoc {
 
 /** What an analysis (and the signing continuity check after it) found, as the scan will hold it. */
 export interface PendingScan {
-  target: { platform: Platform; name: string; version: string | null };
+  /** versionCode as the stored scan has it (ScanDoc); absent on analyses kept before the field. */
+  target: { platform: Platform; name: string; version: string | null; versionCode?: number | null };
   /** Whether the package named itself (a package that could not be read has no baseline). */
   named: boolean;
   findings: Finding[];

@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { FindingRef, Platform, ScanFinding } from '../scan';
-import type { ScanInventory, ScanSigning } from '../scan/model/types';
+import type { AndroidSigning, ScanInventory, ScanSigning } from '../scan/model/types';
 import type { SignerContinuity } from './signers-repo';
 
 export type ScanEngine = 'preview' | 'static';
@@ -19,7 +19,12 @@ export interface ScanDoc {
   engine: ScanEngine;
   grade: string;
   score: number;
-  target: { platform: Platform; name: string; version: string | null };
+  /**
+   * `versionCode`: static scans of an Android package analysed to the end, the long version code its manifest declares
+   * (src/scan/static/android/version-code.ts), by which device attestation finds the build; null otherwise; absent on
+   * previews and on scans stored before. Internal: the API's target is platform, name and version.
+   */
+  target: { platform: Platform; name: string; version: string | null; versionCode?: number | null };
   findings: ScanFinding[];
   /**
    * When the scanned build was registered: the baseline of a scan is the latest scan of a build registered before
@@ -42,6 +47,19 @@ export interface ScanDoc {
   createdAt: Date;
 }
 
+/** The static scan an attested versionCode names (ScansRepo.latestStaticForVersionCode). */
+export type VersionCodeScan = {
+  scanId: string;
+  buildId: string;
+  grade: string;
+  score: number;
+  /** The package's versionName. */
+  version: string | null;
+  /** Who signed the package: what the attested signing certificate digests are compared with. */
+  signing: AndroidSigning | null;
+  createdAt: Date;
+};
+
 /** Scans of every app. Each read takes the app it is restricted to (null: any app, staff only). */
 export class ScansRepo {
   static readonly collectionName = 'scans';
@@ -57,6 +75,8 @@ export class ScansRepo {
       { key: { appId: 1, engine: 1, createdAt: -1, _id: -1 }, name: 'app_engine_created_id' },
       // The baseline of a scan: the latest of an earlier-registered build, of one app, engine, platform and package.
       { key: { appId: 1, engine: 1, 'target.platform': 1, 'target.name': 1, buildCreatedAt: -1, buildId: -1 }, name: 'app_engine_target_build_created' },
+      // The build a device attests: the newest static scan of one app, package and version code.
+      { key: { appId: 1, engine: 1, 'target.platform': 1, 'target.name': 1, 'target.versionCode': 1, createdAt: -1, _id: -1 }, name: 'app_engine_target_code_created' },
     ]);
   }
   /**
@@ -111,6 +131,33 @@ export class ScansRepo {
       .project<BaselineScan>({ _id: 1, buildId: 1, 'findings.id': 1, 'findings.title': 1, 'findings.fingerprint': 1, 'findings.suppressed': 1 })
       .toArray();
     return latest ?? null;
+  }
+  /**
+   * The newest static scan of an Android package of the app whose manifest declares this long version code (what
+   * Play Integrity's appIntegrity.versionCode and key attestation's packageInfos version report): which registered
+   * build a device runs. Only a package analysed to the end records a version code (src/services/static-scans.ts),
+   * so an unreadable or incomplete scan never matches, nor does an iOS scan, a preview or a scan stored before the
+   * field. Several builds may share a code (a re-upload, a debug and a release build): the newest scan wins. One
+   * indexed read.
+   */
+  async latestStaticForVersionCode(appId: string, packageName: string, versionCode: number): Promise<VersionCodeScan | null> {
+    const [latest] = await this.col
+      .find({ appId, engine: 'static', 'target.platform': 'android', 'target.name': packageName, 'target.versionCode': versionCode })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(1)
+      .project<Pick<ScanDoc, '_id' | 'buildId' | 'grade' | 'score' | 'target' | 'signing' | 'createdAt'>>({ _id: 1, buildId: 1, grade: 1, score: 1, target: 1, signing: 1, createdAt: 1 })
+      .toArray();
+    if (!latest) return null;
+    return {
+      scanId: latest._id,
+      buildId: latest.buildId,
+      grade: latest.grade,
+      score: latest.score,
+      version: latest.target.version,
+      // An Android scan's signing is AndroidSigning (schemes, lineage) or null; absent on scans stored before it.
+      signing: latest.signing && 'schemes' in latest.signing ? latest.signing : null,
+      createdAt: latest.createdAt,
+    };
   }
   count(appId: string, engine: ScanEngine | null): Promise<number> {
     const filter: Filter<ScanDoc> = { appId };

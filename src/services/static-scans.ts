@@ -27,9 +27,11 @@ export async function pendingStaticScan(
 ): Promise<PendingScan> {
   const { scanId, build, analysis } = input;
   const named = analysis.target.name !== input.fileName;
+  // Only a package analysed to the end names itself (an analysis that stops names the file), so only such a scan
+  // records a version code: the one device attestation looks the build up by (ScansRepo.latestStaticForVersionCode).
   const target = named
-    ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version }
-    : { platform: build.platform, name: await appName(ctx, build.appId), version: build.version };
+    ? { platform: build.platform, name: analysis.target.name, version: analysis.target.version, versionCode: analysis.target.versionCode }
+    : { platform: build.platform, name: await appName(ctx, build.appId), version: build.version, versionCode: null };
   const release = build.release === true;
   const continuity = named ? await checkSigningContinuity(ctx, { appId: build.appId, platform: build.platform, package: target.name, scanId, signing: analysis.signing, release }) : null;
   const findings = withFindings(analysis.findings, continuity?.findings ?? [], LIMITS.findings);
@@ -62,7 +64,7 @@ export async function completeStaticScan(ctx: RequestContext, input: { scanId: s
  */
 export async function writeIncompleteStaticScan(ctx: RequestContext, input: { scanId: string; appId: string; buildId: string; cause: IncompleteCause }): Promise<void> {
   const build = await ctx.repos.builds.findById(input.appId, input.buildId);
-  const target = { platform: build?.platform ?? 'android', name: await appName(ctx, input.appId), version: build?.version ?? null };
+  const target = { platform: build?.platform ?? 'android', name: await appName(ctx, input.appId), version: build?.version ?? null, versionCode: null };
   const at = ctx.clock.now();
   const key = { appId: input.appId, engine: 'static' as const, target, build: { _id: input.buildId, createdAt: build?.createdAt ?? at }, pkg: target.name, at, comparable: false, release: false };
   const compared = await compareScan(ctx, key, [incompleteFinding(input.cause)]);

@@ -1,8 +1,10 @@
 // Protects: scans as clients see them. A registered build gets a preview scan at once (findings from its declared
 // metadata and the kind of credential, score and grade from the documented penalties), listed oldest first on the
 // Build and readable at GET /v1/scans/{id}; an uploaded APK or IPA gets a static scan from the package itself, made
-// off the request path; a package that cannot be read still gets a scan (package.unreadable) and leaves no job
-// behind; another app's scan is 404, a key without scans:read is 403; staff read any scan over /graphql.
+// off the request path, which records the APK's version code for the lookup of the build a device attests (newest
+// scan of the app, package and code; never a package not read, never in the API's target); a package that cannot
+// be read still gets a scan (package.unreadable) and leaves no job behind; another app's scan is 404, a key without
+// scans:read is 403; staff read any scan over /graphql.
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { androidManifest, buildAab, buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
@@ -18,6 +20,7 @@ let appId: string;
 let key: string; // live key with every scope the tests need
 let testKey: string;
 let otherKey: string; // another app
+let otherAppId: string;
 let noScanScope: string;
 
 beforeAll(async () => {
@@ -27,6 +30,7 @@ beforeAll(async () => {
   testKey = (await h.newKey(appId, ['builds:write', 'builds:read', 'scans:read'], 'test')).key;
   noScanScope = (await h.newKey(appId, ['builds:write', 'builds:read'])).key;
   const other = await h.newApp('scale');
+  otherAppId = other.appId;
   otherKey = (await h.newKey(other.appId, ['builds:write', 'builds:read', 'scans:read'])).key;
 });
 afterAll(async () => {
@@ -166,8 +170,45 @@ describe('static scan', () => {
     expect(ids(scan)).toEqual(['package.unreadable']);
     // The target is what the build declared, never a name of the service's own temporary file.
     expect(scan.target).toEqual({ platform: 'android', name: 'test app', version: '5.0.0' });
+    // Nor does it record a version code: a device's attested code never finds a package not read.
+    expect((await h.deps.repos.scans.findById(appId, scan.id))?.target.versionCode).toBeNull();
     // The job is marked done once its scan is written and the build's grade recorded: a moment after the scan shows.
     expect(await jobStateSettled(build.id)).toBe('done');
+  });
+
+  it('records the version code an APK declares, by which the build a device attests is found', async () => {
+    // Builds of one package a minute apart, since the newest scan of a code is the one found.
+    const upload = async (versionCode: string) => {
+      const file = await buildApk({ manifest: androidManifest({ packageName: 'com.example.coded', versionCode }), sign: 'release' });
+      const build = await waitForStaticScan(h, key, (await uploadPackage(h, key, file, 'android')).id);
+      h.clock.advance(60_000);
+      return { id: build.id, scan: (await getScan(h, key, build.scans[1].id)).body };
+    };
+    const first = await upload('41');
+    const second = await upload('0x2a');
+    const find = (code: number, pkg = 'com.example.coded', app = appId) => h.deps.repos.scans.latestStaticForVersionCode(app, pkg, code);
+    for (const [code, build] of [[41, first], [42, second]] as const) {
+      expect(await find(code)).toEqual({
+        scanId: build.scan.id,
+        buildId: build.id,
+        grade: build.scan.grade,
+        score: build.scan.score,
+        version: '1.2.3',
+        signing: build.scan.signing,
+        createdAt: new Date(build.scan.createdAt),
+      });
+    }
+    // A code, a package or an app that has no such build.
+    expect(await find(43)).toBeNull();
+    expect(await find(41, 'com.example.app')).toBeNull();
+    expect(await find(41, 'com.example.coded', otherAppId)).toBeNull();
+    // The code is the service's own: the API's target stays platform, name and version.
+    expect(second.scan.target).toEqual({ platform: 'android', name: 'com.example.coded', version: '1.2.3' });
+    expect((await h.deps.repos.scans.findById(appId, second.scan.id))?.target.versionCode).toBe(42);
+    // The same code uploaded again: the newest build is the one found.
+    const third = await upload('41');
+    expect((await find(41))?.buildId).toBe(third.id);
+    expect((await find(42))?.buildId).toBe(second.id);
   });
 
   it('reports a package of the other platform instead of analysing it', async () => {

@@ -71,6 +71,13 @@ it('serves the dashboards\' aggregate reads from the indexes meant for them (an 
   for (const write of ['recordLatestBuild', 'initLatestBuild', 'setLatestBuildGrade']) expect(served(`apps-repo.ts ${write}`)).toEqual(['_id_']);
 });
 
+it('serves the lookup of the build a device attests (its package and version code) from the index meant for it', () => {
+  // Newest first within one app, package and code: the index walk stops at the first scan, whatever the app's history.
+  expect(results.filter((r) => r.where === 'scans-repo.ts latestStaticForVersionCode').map((r) => `${r.shape} -> ${r.index}`)).toEqual([
+    'find(eq: appId,engine,target.platform,target.name,target.versionCode; range: -; other: -; sort: createdAt:-1,_id:-1) -> app_engine_target_code_created',
+  ]);
+});
+
 it('serves the staff connections, each filter of builds from an index that starts with it', () => {
   const { indexes, queries } = extractRepository(path.join(ROOT, 'src', 'data', 'builds-repo.ts'));
   const pages = queries.filter((q) => q.method === 'page');

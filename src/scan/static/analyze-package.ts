@@ -6,19 +6,20 @@ import { LimitExceededError, UnreadablePackageError } from './package/errors';
 import { incompleteFinding } from './package/incomplete';
 import { LIMITS } from './package/limits';
 import { SEVERITIES } from '../model/types';
-import { analyzeIos, hasIosInfoPlist, isIosEntry } from './ios/analyze-ios';
+import { analyzeIos, hasIosInfoPlist, isIosEntry, type IosAnalysis } from './ios/analyze-ios';
 import type { TrustAnchors } from './ios/apple-chain';
 import { unexpectedFailureFinding, unreadableFinding, wrongPlatformFinding } from './package/unreadable';
 import { PackageZip } from './package/zip-reader';
 import { redactDeep } from './secrets/redact';
 
 /**
- * What a static analysis says of a package: its findings, the name and version it gives itself, who signed it and
- * what it holds (both null when the package could not be analysed far enough to know).
+ * What a static analysis says of a package: its findings, the name and version it gives itself (and an Android
+ * package's long version code, version-code.ts; null for iOS and for a package not read), who signed it and what it
+ * holds (both null when the package could not be analysed far enough to know).
  */
 export type StaticAnalysis = {
   findings: Finding[];
-  target: { name: string; version: string | null };
+  target: { name: string; version: string | null; versionCode: number | null };
   signing: ScanSigning | null;
   inventory: ScanInventory | null;
 };
@@ -57,7 +58,7 @@ export async function analyzePackage(filePath: string, platform: Platform, optio
 
 async function analyzeUnbounded(filePath: string, platform: Platform, options: AnalyzeOptions): Promise<StaticAnalysis> {
   const now = options.now ?? new Date();
-  const failed = (finding: Finding): StaticAnalysis => ({ findings: [finding], target: { name: path.basename(filePath), version: null }, signing: null, inventory: null });
+  const failed = (finding: Finding): StaticAnalysis => ({ findings: [finding], target: { name: path.basename(filePath), version: null, versionCode: null }, signing: null, inventory: null });
   let zip: PackageZip | null = null;
   try {
     zip = await PackageZip.open(filePath, (name) => isAndroidEntry(name) || isIosEntry(name));
@@ -68,8 +69,10 @@ async function analyzeUnbounded(filePath: string, platform: Platform, options: A
       return failed(wrongPlatformFinding('ios'));
     }
     if (platform === 'android') return await analyzeAndroid(zip, filePath, now, options.onTarget);
-    const ios = await analyzeIos(zip, filePath, now, options.iosTrustAnchors, options.onTarget);
-    return { ...ios, inventory: iosInventory(ios.inventory) };
+    // An iOS bundle has no version code: CFBundleVersion is text, and no attestation reports one.
+    const onTarget = options.onTarget && ((target: IosAnalysis['target']) => options.onTarget!({ ...target, versionCode: null }));
+    const ios = await analyzeIos(zip, filePath, now, options.iosTrustAnchors, onTarget);
+    return { ...ios, target: { ...ios.target, versionCode: null }, inventory: iosInventory(ios.inventory) };
   } catch (err) {
     if (err instanceof UnreadablePackageError) return failed(unreadableFinding(platform, err));
     if (err instanceof LimitExceededError) return failed(incompleteFinding({ kind: 'limit', limit: err.limit, message: err.message }));
@@ -117,7 +120,7 @@ function boundFindings(findings: Finding[]): Finding[] {
  * cleaned the same way.
  */
 function boundTarget(target: StaticAnalysis['target']): StaticAnalysis['target'] {
-  return { name: clip(oneLine(target.name), 256), version: target.version === null ? null : clip(oneLine(target.version), 64) };
+  return { name: clip(oneLine(target.name), 256), version: target.version === null ? null : clip(oneLine(target.version), 64), versionCode: target.versionCode };
 }
 
 /**

@@ -84,7 +84,7 @@ function runOne(request: WorkerRequest, options: IsolationOptions, onTarget?: Ta
     const worker = startWorker(request, options);
     let started = false;
     let settled = false;
-    const verdict = (cause: IncompleteCause) => ({ findings: [incompleteFinding(cause)], target: { name: path.basename(request.filePath), version: null }, signing: null, inventory: null });
+    const verdict = (cause: IncompleteCause) => ({ findings: [incompleteFinding(cause)], target: { name: path.basename(request.filePath), version: null, versionCode: null }, signing: null, inventory: null });
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;

@@ -1,6 +1,7 @@
-// Protects: an analysis tells who is asking (AnalyzeOptions.onTarget) the package's name and version as soon as its
-// manifest or Info.plist is read, exactly the target the analysis then returns (redacted and bounded alike), once; and
-// never for a package that names nothing. A scan job records that name to stop other packages' builds waiting for it.
+// Protects: an analysis tells who is asking (AnalyzeOptions.onTarget) the package's name and version (and an APK's
+// version code) as soon as its manifest or Info.plist is read, exactly the target the analysis then returns (redacted
+// and bounded alike), once; and never for a package that names nothing. A scan job records that name to stop other
+// packages' builds waiting for it.
 import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static';
 import { androidManifest, buildApk, buildIpa, buildZip, cleanupFixtures } from '../../fixtures/build-packages';
 
@@ -16,7 +17,7 @@ async function analyse(file: string, platform: 'android' | 'ios'): Promise<{ tol
 it('tells an APK\'s package and version once, as the analysis returns them', async () => {
   const apk = await buildApk({ manifest: androidManifest({ packageName: 'com.example.told', versionName: '4.5.6' }), sign: 'release' });
   const { told, analysis } = await analyse(apk, 'android');
-  expect(analysis.target).toEqual({ name: 'com.example.told', version: '4.5.6' });
+  expect(analysis.target).toEqual({ name: 'com.example.told', version: '4.5.6', versionCode: 7 });
   expect(told).toEqual([analysis.target]);
 });
 
@@ -31,7 +32,8 @@ it('tells a version carrying a token redacted, as the returned target has it', a
 it('tells an IPA\'s bundle id and version once, as the analysis returns them', async () => {
   const ipa = await buildIpa({ infoPlist: { CFBundleIdentifier: 'com.example.toldios', CFBundleShortVersionString: '2.0' }, binary: true });
   const { told, analysis } = await analyse(ipa, 'ios');
-  expect(analysis.target).toEqual({ name: 'com.example.toldios', version: '2.0' });
+  // An IPA has no version code: CFBundleVersion is text, and no attestation reports one.
+  expect(analysis.target).toEqual({ name: 'com.example.toldios', version: '2.0', versionCode: null });
   expect(told).toEqual([analysis.target]);
 });
 

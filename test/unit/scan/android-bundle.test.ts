@@ -10,7 +10,7 @@ describe('App Bundle (AAB)', () => {
   it('finds nothing in a safe bundle signed with a release key and names its target', async () => {
     const r = await scan(await buildAab({ manifest: manifest({ versionName: '2.0.0' }) }));
     expect(r.findings).toEqual([]);
-    expect(r.target).toEqual({ name: 'com.example.app', version: '2.0.0' });
+    expect(r.target).toEqual({ name: 'com.example.app', version: '2.0.0', versionCode: 7 });
   });
 
   it('reads manifest flags and components from the protobuf manifest', async () => {

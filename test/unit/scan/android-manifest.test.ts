@@ -14,7 +14,7 @@ describe('APK manifest rules', () => {
   it('finds nothing in a release-signed APK with safe settings, and names its target', async () => {
     const r = await scan(await buildApk({ manifest: manifest({ versionName: '3.1.4' }), sign: 'release' }));
     expect(r.findings).toEqual([]);
-    expect(r.target).toEqual({ name: 'com.example.app', version: '3.1.4' });
+    expect(r.target).toEqual({ name: 'com.example.app', version: '3.1.4', versionCode: 7 });
   });
 
   it('flags android:debuggable="true" as critical and not "false"', async () => {

@@ -19,11 +19,11 @@ jest.setTimeout(120_000);
 afterAll(cleanupResourceFixtures);
 
 /** A manifest with no finding of its own unless an attribute given here says otherwise. */
-function manifest(opts: { app?: Record<string, string>; sdk?: Record<string, string>; versionName?: string; body?: string } = {}): string {
+function manifest(opts: { app?: Record<string, string>; sdk?: Record<string, string>; versionCode?: string; versionName?: string; body?: string } = {}): string {
   const attrs = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => ` android:${k}="${v}"`).join('');
   return `<?xml version="1.0" encoding="utf-8"?>
 <manifest xmlns:android="http://schemas.android.com/apk/res/android" package="com.example.refs"
-    android:versionCode="1" android:versionName="${opts.versionName ?? '1.0'}">
+    android:versionCode="${opts.versionCode ?? '1'}" android:versionName="${opts.versionName ?? '1.0'}">
   <uses-sdk${attrs({ minSdkVersion: '26', targetSdkVersion: '35', ...opts.sdk })}/>
   <application android:label="Refs"${attrs({ allowBackup: 'false', ...opts.app })}>${opts.body ?? ''}</application>
 </manifest>
@@ -150,7 +150,14 @@ describe('manifest attributes given as resource references (APK)', () => {
     const apk = await build(manifest({ versionName: '@string/version' }), values('<string name="version">4.5.6-rc1</string>'));
     const version = await aaptAttribute(apk, 'manifest', 'versionName');
     expect(version?.type).toBe(AAPT_TYPE.string);
-    expect((await scan(apk)).target).toEqual({ name: 'com.example.refs', version: version?.string });
+    expect((await scan(apk)).target).toEqual({ name: 'com.example.refs', version: version?.string, versionCode: 1 });
+  });
+
+  it('versionCode via @integer is the code the table gives (the version code a device attests)', async () => {
+    const apk = await build(manifest({ versionCode: '@integer/code' }), values('<integer name="code">0x2a</integer>'));
+    const code = aaptInt(await aaptAttribute(apk, 'manifest', 'versionCode'));
+    expect(code).toBe(42);
+    expect((await scan(apk)).target.versionCode).toBe(code);
   });
 
   it('networkSecurityConfig via @xml opens the file the table names', async () => {
@@ -186,7 +193,8 @@ describe('manifest attributes given as resource references (APK)', () => {
 });
 
 describe('manifest attributes given as resource references (App Bundle, resources.pb)', () => {
-  // aapt2 refuses references in uses-sdk when it converts to protobuf, so bundles are tested on the other attributes.
+  // aapt2 refuses references in uses-sdk and in versionCode ("compiled value is not an integer") when it converts to
+  // protobuf, so bundles are tested on the other attributes.
   it('resolves @bool, @string and @xml through the base module\'s resources.pb as aapt reads the APK it came from', async () => {
     const { aab, apk } = await buildResourceAab(manifest({
       versionName: '@string/version',

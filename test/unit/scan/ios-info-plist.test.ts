@@ -14,7 +14,7 @@ describe.each([true, false])('Info.plist (binary: %s)', (binary) => {
   it('finds nothing in a safe app and names its target', async () => {
     const r = await ipa({}, binary);
     expect(r.findings).toEqual([]);
-    expect(r.target).toEqual({ name: 'com.example.app', version: '4.2.0' });
+    expect(r.target).toEqual({ name: 'com.example.app', version: '4.2.0', versionCode: null });
   });
 
   it('flags NSAllowsArbitraryLoads and not NSAllowsArbitraryLoads = false', async () => {

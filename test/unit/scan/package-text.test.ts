@@ -34,7 +34,7 @@ describe('scan target', () => {
 
   it('drops a lone surrogate the package wrote as a character reference', async () => {
     const r = await scan(await ipa('com.example.&#xd800;app', '&#xdfff;1.0'), 'ios');
-    expect(r.target).toEqual({ name: 'com.example. app', version: ' 1.0' });
+    expect(r.target).toEqual({ name: 'com.example. app', version: ' 1.0', versionCode: null });
   });
 
   it('clips the name, the version and a finding title between code points, never inside a surrogate pair', async () => {

@@ -31,7 +31,7 @@ export function isAndroidEntry(name: string): boolean {
     nativeLibraryAbi(name) !== null || nativeLibraryAbi(name, 'base/') !== null || isAndroidSecretEntry(name);
 }
 
-export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null }; signing: AndroidSigning | null; inventory: ScanInventory };
+export type AndroidResult = { findings: Finding[]; target: { name: string; version: string | null; versionCode: number | null }; signing: AndroidSigning | null; inventory: ScanInventory };
 
 /** Analyses an opened APK or AAB; throws UnreadablePackageError when its manifest cannot be read. */
 export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Date, onTarget?: (target: AndroidResult['target']) => void): Promise<AndroidResult> {
@@ -41,7 +41,8 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   }
   const manifest = await readManifest(zip, bundle);
   const model = buildManifestModel(manifest, await readResources(zip, manifest, bundle), !bundle);
-  onTarget?.({ name: model.packageName, version: model.versionName });
+  const target = { name: model.packageName, version: model.versionName, versionCode: model.versionCode };
+  onTarget?.(target);
   const debuggable = !!model.application && asBool(androidAttr(model.application, 'debuggable')) === true;
   const configs = await readNetworkConfigs(zip, model, bundle);
   const findings: Finding[] = [
@@ -59,7 +60,7 @@ export async function analyzeAndroid(zip: PackageZip, filePath: string, now: Dat
   findings.push(...native.findings, ...contents.findings);
   const sdks = recogniseSdks({ javaPackages: contents.dexTypePackages, nativeLibraries: native.libraries.map((l) => l.path) });
   const inventory: ScanInventory = { nativeLibraries: native.libraries, permissions: model.requestedPermissions, sdks };
-  return { findings, target: { name: model.packageName, version: model.versionName }, signing: signature.signing, inventory };
+  return { findings, target, signing: signature.signing, inventory };
 }
 
 async function readManifest(zip: PackageZip, bundle: boolean): Promise<XmlElement> {

@@ -2,6 +2,7 @@ import { ANDROID_NS, androidAttr, asBool, asInt, asString, childrenNamed, descri
 import { checkManifestAttributes } from './manifest-attributes';
 import { resolveReferences } from './manifest-references';
 import type { ResourceResolver } from './resource-table';
+import { longVersionCode } from './version-code';
 
 export type ComponentKind = 'activity' | 'activity-alias' | 'service' | 'receiver' | 'provider';
 
@@ -29,6 +30,8 @@ export type Component = {
 export type ManifestModel = {
   packageName: string;
   versionName: string | null;
+  /** The long version code Android gives the installed package (version-code.ts), or null when it names none. */
+  versionCode: number | null;
   /** Declared minSdkVersion, or 1 when absent (the platform default); a preview codename reads as 10,000. */
   minSdk: number;
   /** The preview codename minSdkVersion names ("Baklava"), or null for a number. */
@@ -79,7 +82,7 @@ export function buildManifestModel(root: XmlElement, resolver: ResourceResolver 
   }
   const targetSandboxVersion = asInt(androidAttr(root, 'targetSandboxVersion')) ?? 1;
   const requestedPermissions = requested(root, minSdk);
-  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, minSdk, minSdkCodename, targetSdk, targetSandboxVersion, application, components, definedPermissions, requestedPermissions };
+  return { packageName, versionName: asString(androidAttr(root, 'versionName')) ?? null, versionCode: longVersionCode(root), minSdk, minSdkCodename, targetSdk, targetSandboxVersion, application, components, definedPermissions, requestedPermissions };
 }
 
 function requested(root: XmlElement, minSdk: number): string[] {

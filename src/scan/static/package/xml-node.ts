@@ -67,6 +67,7 @@ export const ANDROID_ATTR_IDS: ReadonlyMap<number, string> = new Map([
   [0x010104eb, 'fullBackupContent'],
   [0x01010527, 'networkSecurityConfig'],
   [0x0101054c, 'targetSandboxVersion'],
+  [0x01010576, 'versionCodeMajor'],
   // API 31: newer than Debian's framework-res.apk, the oracle of the others (android.R.attr.dataExtractionRules).
   [0x0101063e, 'dataExtractionRules'],
 ]);
