@@ -7,10 +7,11 @@ const transform = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
   // jose 6 ships ES modules only. Node 22 loads them through require (the service needs nothing), but Jest's
   // module system does not: its files are transpiled to CommonJS like ours.
-  '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true } }],
+  // cbor2 (the attestation's CBOR decoder) and its one dependency are ES modules only as well.
+  '/node_modules/(jose|cbor2|@cto\\.af/wtf8)/.+\\.js$': ['ts-jest', { tsconfig: { isolatedModules: true, allowJs: true } }],
 };
-/** Everything in node_modules is used as is, except jose (see transform). */
-const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
+/** Everything in node_modules is used as is, except the ES-module-only packages above (see transform). */
+const transformIgnorePatterns = ['/node_modules/(?!(jose|cbor2|@cto\\.af/wtf8)/)'];
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -52,7 +52,7 @@ export function hostUses(file: string, text: string): HostUse[] {
     if (spawns) for (const m of lineText.matchAll(SPAWN)) add(m[1]);
     for (const m of lineText.matchAll(HOST_PATH)) add(m[1]);
     for (const m of lineText.matchAll(LITERAL)) {
-      if (m[1] in HOST_TOOLS || CROSS_TOOL.test(m[1])) add(m[1]);
+      if (Object.hasOwn(HOST_TOOLS, m[1]) || CROSS_TOOL.test(m[1])) add(m[1]);
     }
   });
   return uses;

@@ -8,11 +8,14 @@ import { buildAab, buildApk, buildIpa, cleanupFixtures, xmlPlist } from '../fixt
 import { machoSeeds } from './macho-target';
 import { elfSeeds } from './elf-target';
 import { dexSeeds } from './dex-target';
+import { appAttestSeeds } from './app-attest-target';
+import { keyAttestationSeeds } from './key-attestation-target';
+import { playIntegritySeeds } from './play-integrity-target';
 import { run } from '../support/host-tools';
 
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
-const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v5');
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v6');
 
 export type Seeds = Record<string, Buffer[]>;
 
@@ -124,6 +127,10 @@ async function buildCache(): Promise<void> {
     macho: await machoSeeds(),
     elf: await elfSeeds(),
     dex: await dexSeeds(),
+    cbor: appAttestSeeds(),
+    'app-attest': appAttestSeeds(),
+    'key-attestation': keyAttestationSeeds(),
+    'play-integrity': await playIntegritySeeds(),
   };
   await cleanupFixtures();
   // Written under a temporary name and renamed, so a concurrent reader never sees half a cache.

@@ -20,6 +20,10 @@ import { PosixRegex, RegexSyntaxError } from '../../src/scan/static/ios/posix-re
 import { MACHO_TARGET } from './macho-target';
 import { ELF_TARGET } from './elf-target';
 import { DEX_TARGET } from './dex-target';
+import { fuzzAppAttest } from './app-attest-target';
+import { fuzzKeyAttestation } from './key-attestation-target';
+import { fuzzPlayIntegrity } from './play-integrity-target';
+import { CborError, decodeStrictCbor } from '../../src/attest/cbor';
 
 export type Target = {
   /** Runs the parser on one input; resolves with anything, or throws. */
@@ -91,6 +95,11 @@ export const TARGETS: Record<string, Target> = {
   macho: MACHO_TARGET,
   elf: ELF_TARGET,
   dex: DEX_TARGET,
+  // Device attestation: each engine returns reasons for any input and never throws (src/attest).
+  cbor: { run: (input) => decodeStrictCbor(input) },
+  'app-attest': { run: (input) => fuzzAppAttest(input) },
+  'key-attestation': { run: (input) => fuzzKeyAttestation(input) },
+  'play-integrity': { run: (input) => fuzzPlayIntegrity(input) },
 };
 
 /**
@@ -98,7 +107,7 @@ export const TARGETS: Record<string, Target> = {
  * Anything else (a TypeError, a RangeError from a Buffer read, a stack overflow) is a crash.
  */
 export function isExpectedError(err: unknown): boolean {
-  if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError || err instanceof RegexSyntaxError) return true;
+  if (err instanceof UnreadablePackageError || err instanceof PlistSyntaxError || err instanceof DerError || err instanceof RegexSyntaxError || err instanceof CborError) return true;
   // By name: the limit error's module is the analyser's, and this file must not pin its location.
   return err instanceof Error && (err.name === 'LimitExceededError' || err.name === 'MalformedApkError' || err.name === 'MachoError' || err.name === 'MalformedElfError');
 }

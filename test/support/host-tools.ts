@@ -88,7 +88,7 @@ export const NOT_DEBIAN = new Set(['node', 'npm', 'npx', 'tsx', 'go', 'cargo', '
 
 /** The table entry for a command or path, or undefined. */
 export function hostPackageOf(name: string): (HostTool & { key: string }) | undefined {
-  return name in HOST_TOOLS ? { key: name, ...HOST_TOOLS[name] } : undefined;
+  return Object.hasOwn(HOST_TOOLS, name) ? { key: name, ...HOST_TOOLS[name] } : undefined;
 }
 
 /** One line: what is missing and what to install. */
