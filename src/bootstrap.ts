@@ -10,6 +10,7 @@ import { SigningKeys } from './crypto/signing-keys';
 import { ScanWorkers } from './scan/worker';
 import { FlexibleRateLimiter } from './rate-limit/rate-limiter';
 import { loadServiceSecret } from './crypto/service-secrets';
+import { loadAttestTrust } from './attest/trust/trust-store';
 import { CursorCodec } from './crypto/cursors';
 import { buildSchema } from './graphql/schema';
 import { IssuerKeys } from './oidc/issuer-keys';
@@ -75,6 +76,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   if (redis) await redisReady(redis, 3000);
   const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.keyEncryptionKey);
+  const attestKeys = new SigningKeys(repos.attestSigningKeys, clock, config.publicBaseUrl, config.keyEncryptionKey, { kidPrefix: 'ak', rotateCommand: 'attest-key rotate' });
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
@@ -87,6 +89,8 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     db,
     repos,
     signingKeys,
+    attestKeys,
+    attestTrust: loadAttestTrust(config.attest),
     limiter,
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac', config.keyEncryptionKey)),

@@ -56,8 +56,10 @@ async function main(): Promise<void> {
   const config = Object.freeze({ ...base, mongodbUri: database.uri });
   const deps = await createDeps(config, { logger });
   // Here, not in createDeps: the operator CLI must still rotate keys when the key-encryption key was lost.
-  const keyWarning = await deps.signingKeys.checkActiveKey();
-  if (keyWarning) logger.warn(keyWarning);
+  for (const keys of [deps.signingKeys, deps.attestKeys]) {
+    const keyWarning = await keys.checkActiveKey();
+    if (keyWarning) logger.warn(keyWarning);
+  }
   const { app, stop: stopGraphql } = await createHttpApp(deps);
   server.off('request', starting);
   server.on('request', app);

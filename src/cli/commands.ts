@@ -17,6 +17,7 @@ export const USAGE = `usage: shieldgate [--data-dir DIR] COMMAND   (--data-dir: 
   shieldgate staff list
   shieldgate staff revoke STAFF_ID
   shieldgate signing-key rotate [--revoke-previous]
+  shieldgate attest-key rotate [--revoke-previous]   (the key of attestation verdict tokens)
   shieldgate audit [--app APP_ID] [--limit N]`;
 
 export class UsageError extends Error {}
@@ -97,6 +98,12 @@ export const commands: Record<string, Command> = {
     const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
     const { kid, revoked } = await deps.signingKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
     await recordAction(operatorContext(deps), { action: 'signing_key.rotated', resource: `signing_key:${kid}`, details: { revokedPrevious: revoked } });
+    return { kid, revokedPrevious: revoked };
+  },
+  'attest-key rotate': async (deps, args) => {
+    const { values } = options(args, { 'revoke-previous': { type: 'boolean' } });
+    const { kid, revoked } = await deps.attestKeys.rotate({ revokePrevious: Boolean(values['revoke-previous']) });
+    await recordAction(operatorContext(deps), { action: 'attest_key.rotated', resource: `attest_key:${kid}`, details: { revokedPrevious: revoked } });
     return { kid, revokedPrevious: revoked };
   },
   audit: async (deps, args) => {

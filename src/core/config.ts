@@ -20,6 +20,13 @@ export interface Config {
     readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
   };
   readonly oidcIssuer: string;
+  /**
+   * Device attestation's trust material (docs/attestation.md, "Trust roots"): paths of PEM files replacing the built-in
+   * Apple App Attestation root (ATTEST_APPLE_ROOTS) and Google hardware attestation roots (ATTEST_GOOGLE_ROOTS), and of
+   * a revocation list in Google's status.json format replacing the built-in snapshot (ATTEST_REVOCATION_LIST); null:
+   * the built-in ones. Read once at start: a file that does not parse stops the process.
+   */
+  readonly attest: { readonly appleRoots: string | null; readonly googleRoots: string | null; readonly revocationList: string | null };
   readonly oidcAllowInsecureIssuer: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly graphqlSandbox: boolean;
@@ -233,6 +240,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     oidcIssuer,
     oidcAllowInsecureIssuer,
+    attest: Object.freeze({
+      appleRoots: env.ATTEST_APPLE_ROOTS ? path.resolve(cwd, env.ATTEST_APPLE_ROOTS) : null,
+      googleRoots: env.ATTEST_GOOGLE_ROOTS ? path.resolve(cwd, env.ATTEST_GOOGLE_ROOTS) : null,
+      revocationList: env.ATTEST_REVOCATION_LIST ? path.resolve(cwd, env.ATTEST_REVOCATION_LIST) : null,
+    }),
     logLevel,
     graphqlSandbox: bool(env, 'GRAPHQL_SANDBOX', true),
     graphqlTrustedDocuments: bool(env, 'GRAPHQL_TRUSTED_DOCUMENTS', false),

@@ -17,6 +17,7 @@ import type { WindowCache } from '../threats/window-cache';
 import type { WebhookCache } from '../webhooks/webhook-cache';
 import type { AppCache } from '../auth/app-cache';
 import type { ScanWorkers } from '../scan/worker';
+import type { AttestTrust } from '../attest/trust/trust-store';
 
 /**
  * What one instance keeps in memory beside its dependencies, made with them (src/bootstrap.ts): one set per process
@@ -51,6 +52,10 @@ export interface Deps {
   db: Db;
   repos: Repositories;
   signingKeys: SigningKeys;
+  /** The keys that sign attestation verdict tokens (their own set: GET /v1/attest/jwks, `shieldgate attest-key rotate`). */
+  attestKeys: SigningKeys;
+  /** Device attestation's roots and revocation list, read at start. */
+  attestTrust: AttestTrust;
   limiter: RateLimiter;
   redis: Redis | null;
   cursors: CursorCodec;

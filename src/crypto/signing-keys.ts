@@ -5,7 +5,8 @@ import { randomAlnum } from '../core/ids';
 import { ConfigError } from '../core/config';
 import { openJwk, sealJwk } from './key-sealing';
 
-export type TokenType = 'access' | 'upload';
+/** The header's `typ`: a token of one type never verifies as another. `verdict`: attestation verdict tokens, signed by their own key set. */
+export type TokenType = 'access' | 'upload' | 'verdict';
 
 /** How long the public keys signatureHolds checks against are kept; a revocation never waits on it (verify reads the status). */
 const PUBLIC_KEYS_MAX_AGE_MS = 60_000;
@@ -33,6 +34,8 @@ export class SigningKeys {
     private readonly clock: Clock,
     private readonly issuer: string,
     private readonly kek: Buffer | null = null,
+    /** Names the set in key ids and messages: `sk` the service's tokens, `ak` attestation verdicts. */
+    private readonly set: { kidPrefix: string; rotateCommand: string } = { kidPrefix: 'sk', rotateCommand: 'signing-key rotate' },
   ) {}
 
   /**
@@ -52,7 +55,7 @@ export class SigningKeys {
       }
       return null;
     }
-    return this.kek ? `signing key ${active._id} is stored in the clear; run \`shieldgate signing-key rotate\` to seal a new one` : null;
+    return this.kek ? `signing key ${active._id} is stored in the clear; run \`shieldgate ${this.set.rotateCommand}\` to seal a new one` : null;
   }
 
   /** Creates a new active key; the previous ones keep verifying (retired) unless revoked. */
@@ -65,7 +68,7 @@ export class SigningKeys {
 
   private async insertActiveKey(): Promise<string> {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
-    const kid = `sk_${randomAlnum(16)}`;
+    const kid = `${this.set.kidPrefix}_${randomAlnum(16)}`;
     const privateJwk = await exportJWK(privateKey);
     await this.repo.insert({
       _id: kid,
@@ -130,6 +133,15 @@ export class SigningKeys {
       .setIssuedAt(Math.floor(this.clock.now().getTime() / 1000))
       .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
       .sign(await this.importKey(key, 'private'));
+  }
+
+  /**
+   * The public keys that still verify (active and retired), as a JWK Set an app's backend checks verdict tokens with:
+   * a retired key stays listed so tokens signed before a rotation verify until they expire; a revoked one is dropped.
+   */
+  async publicJwks(): Promise<{ keys: JWK[] }> {
+    const docs = await this.repo.findVerifying();
+    return { keys: docs.map((d) => ({ ...d.publicJwk, kid: d._id, alg: 'ES256', use: 'sig' })) };
   }
 
   private publicKeys: { readAt: number; byKid: Map<string, CryptoKey | Uint8Array> } | null = null;

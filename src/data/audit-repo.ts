@@ -16,6 +16,8 @@ export const AUDIT_ACTIONS = [
   // A webhook sends an app's alerts to a URL its key holder (rules:write) or an admin chose: who added or removed one.
   'webhook.created',
   'webhook.deleted',
+  // An app's device attestation configuration was set (rules:write): which engines, never a key.
+  'attestation.configured',
   // Staff (GraphQL) and operator (CLI) mutations: `actor` says who, `resource` what it was done to.
   'app.created',
   'api_key.created',
@@ -23,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'staff.created',
   'staff.revoked',
   'signing_key.rotated',
+  'attest_key.rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

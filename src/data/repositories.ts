@@ -20,6 +20,9 @@ import { WebhooksRepo } from './webhooks-repo';
 import { WebhookDeliveriesRepo } from './webhook-deliveries-repo';
 import { WebhookSpikesRepo } from './webhook-spikes-repo';
 import { SuppressionsRepo } from './suppressions-repo';
+import { AttestationConfigsRepo } from './attestation-configs-repo';
+import { AttestChallengesRepo } from './attest-challenges-repo';
+import { AppAttestKeysRepo } from './app-attest-keys-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -44,6 +47,11 @@ export interface Repositories {
   webhookDeliveries: WebhookDeliveriesRepo;
   webhookSpikes: WebhookSpikesRepo;
   suppressions: SuppressionsRepo;
+  attestationConfigs: AttestationConfigsRepo;
+  attestChallenges: AttestChallengesRepo;
+  appAttestKeys: AppAttestKeysRepo;
+  /** The keys that sign attestation verdict tokens (GET /v1/attest/jwks). */
+  attestSigningKeys: SigningKeysRepo;
 }
 
 export function createRepositories(db: Db): Repositories {
@@ -69,6 +77,10 @@ export function createRepositories(db: Db): Repositories {
     webhookDeliveries: new WebhookDeliveriesRepo(db),
     webhookSpikes: new WebhookSpikesRepo(db),
     suppressions: new SuppressionsRepo(db),
+    attestationConfigs: new AttestationConfigsRepo(db),
+    attestChallenges: new AttestChallengesRepo(db),
+    appAttestKeys: new AppAttestKeysRepo(db),
+    attestSigningKeys: new SigningKeysRepo(db, SigningKeysRepo.attestCollectionName),
   };
 }
 

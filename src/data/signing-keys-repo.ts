@@ -18,9 +18,11 @@ export interface SigningKeyDoc {
 
 export class SigningKeysRepo {
   static readonly collectionName = 'signing_keys';
+  /** The attestation verdict tokens' keys: another set, so rotating one never touches the other. */
+  static readonly attestCollectionName = 'attest_signing_keys';
   private readonly col: Collection<SigningKeyDoc>;
-  constructor(db: Db) {
-    this.col = db.collection<SigningKeyDoc>(SigningKeysRepo.collectionName);
+  constructor(db: Db, collectionName = SigningKeysRepo.collectionName) {
+    this.col = db.collection<SigningKeyDoc>(collectionName);
   }
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.col, [{ key: { status: 1, createdAt: -1, _id: -1 }, name: 'status_created_id' }]);

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, insertIntoFreeSlot } from './db';
-import type { StoredSecret } from '../webhooks/secret-box';
+import type { StoredSecret } from '../crypto/secret-box';
 
 /** At most this many webhooks per app. Enforced by slots, not by counting (see OidcRuleDoc.slot). */
 export const MAX_WEBHOOKS_PER_APP = 10;

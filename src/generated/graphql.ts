@@ -48,6 +48,8 @@ export type Query = {
   apps: Array<App>;
   /** Staff: apps, newest first, one page of `first` (1 to 100) after the cursor `after`. */
   appsConnection: AppConnection;
+  /** An app's attestation configuration (rules:read); not_found when it has none (it keeps the stub engine). */
+  attestationConfig: AttestationConfig;
   /**
    * Admin staff: every audit entry, newest first, staff and operator actions included (their app is in targetAppId);
    * `action` narrows to one action (an unknown one is refused).
@@ -107,6 +109,11 @@ export type QueryAppsConnectionArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<AppFilter>;
+};
+
+
+export type QueryAttestationConfigArgs = {
+  appId: Scalars['ID']['input'];
 };
 
 
@@ -191,6 +198,10 @@ export type Mutation = {
   /** Admin staff: create an app. */
   createApp: App;
   verifyAttest: AttestResult;
+  /** A single-use challenge for the key's app (device keys with attest:verify). */
+  createAttestChallenge: AttestChallenge;
+  /** Sets the app's attestation configuration whole (rules:write). Audited as attestation.configured. */
+  configureAttestation: AttestationConfig;
   createBuild: Build;
   /** A fresh upload URL while the artifact is pending (a CI job whose URL expired can resume). */
   createUploadUrl: Build;
@@ -220,6 +231,12 @@ export type MutationCreateAppArgs = {
 
 export type MutationVerifyAttestArgs = {
   input: AttestInput;
+};
+
+
+export type MutationConfigureAttestationArgs = {
+  appId: Scalars['ID']['input'];
+  input: AttestationConfigInput;
 };
 
 
@@ -492,19 +509,111 @@ export type AttestVerdict =
   | 'suspicious'
   | 'untrusted';
 
-/** engine is always `stub` in v1: the verdict is not backed by a platform check. */
+/**
+ * engine is `stub` for an app that has not configured attestation (the spec's stub: its verdict is not backed by a platform
+ * check); `app_attest`, `play_integrity` or `key_attestation` for one that has (docs/attestation.md).
+ */
 export type AttestResult = {
   __typename?: 'AttestResult';
   valid: Scalars['Boolean']['output'];
   verdict: AttestVerdict;
   reasons: Array<Scalars['String']['output']>;
   engine: Scalars['String']['output'];
+  /** Real engines: the App Attest key (standard base64 of its SHA-256), when the token named one. */
+  keyId?: Maybe<Scalars['String']['output']>;
+  /** Real engines: the registered build the device runs (by the versionCode the token reports), or null. */
+  build?: Maybe<AttestBuild>;
+  /** Real engines: the verdict as a JWT (ES256, 5 minutes) the app's backend checks against GET /v1/attest/jwks. */
+  verdictToken?: Maybe<Scalars['String']['output']>;
+};
+
+/** A registered build a verdict matched. */
+export type AttestBuild = {
+  __typename?: 'AttestBuild';
+  id: Scalars['ID']['output'];
+  version: Scalars['String']['output'];
+  /** The grade of its static scan, when it was scanned. */
+  grade?: Maybe<Scalars['String']['output']>;
 };
 
 export type AttestInput = {
   token: Scalars['String']['input'];
   nonce: Scalars['String']['input'];
   platform: Platform;
+  /** App Attest assertions: the key that signed it (standard base64, as DCAppAttestService gives it). */
+  keyId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A single-use challenge for a device to attest, valid for 5 minutes. */
+export type AttestChallenge = {
+  __typename?: 'AttestChallenge';
+  nonce: Scalars['String']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+};
+
+export type DeviceIntegrityLevel =
+  | 'MEETS_BASIC_INTEGRITY'
+  | 'MEETS_DEVICE_INTEGRITY'
+  | 'MEETS_STRONG_INTEGRITY';
+
+export type AppAttestEnvironment =
+  | 'production'
+  | 'development';
+
+/** Play Integrity's keys as Play Console gives them; the decryption key is never shown again (`set`). */
+export type PlayIntegrityConfig = {
+  __typename?: 'PlayIntegrityConfig';
+  decryptionKey: Scalars['String']['output'];
+  verificationKey: Scalars['String']['output'];
+};
+
+export type AndroidAttestationConfig = {
+  __typename?: 'AndroidAttestationConfig';
+  packageName: Scalars['String']['output'];
+  playIntegrity?: Maybe<PlayIntegrityConfig>;
+  keyAttestation: Scalars['Boolean']['output'];
+  minDeviceIntegrity: DeviceIntegrityLevel;
+};
+
+export type IosAttestationConfig = {
+  __typename?: 'IosAttestationConfig';
+  teamId: Scalars['String']['output'];
+  bundleId: Scalars['String']['output'];
+  environment: AppAttestEnvironment;
+};
+
+/** An app's device attestation configuration: the engines that verify its devices' tokens. */
+export type AttestationConfig = {
+  __typename?: 'AttestationConfig';
+  android?: Maybe<AndroidAttestationConfig>;
+  ios?: Maybe<IosAttestationConfig>;
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type PlayIntegrityConfigInput = {
+  /** Play Console's base64 AES-256 decryption key. */
+  decryptionKey: Scalars['String']['input'];
+  /** Play Console's base64 DER (SubjectPublicKeyInfo) EC P-256 verification key. */
+  verificationKey: Scalars['String']['input'];
+};
+
+export type AndroidAttestationConfigInput = {
+  packageName: Scalars['String']['input'];
+  playIntegrity?: InputMaybe<PlayIntegrityConfigInput>;
+  keyAttestation?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Default MEETS_DEVICE_INTEGRITY. */
+  minDeviceIntegrity?: InputMaybe<DeviceIntegrityLevel>;
+};
+
+export type IosAttestationConfigInput = {
+  teamId: Scalars['String']['input'];
+  bundleId: Scalars['String']['input'];
+  environment: AppAttestEnvironment;
+};
+
+export type AttestationConfigInput = {
+  android?: InputMaybe<AndroidAttestationConfigInput>;
+  ios?: InputMaybe<IosAttestationConfigInput>;
 };
 
 /** An audit-trail entry: of an app, or (staff tokens, signing keys) of none. Holds subjects and reasons, never a token. */
@@ -1447,7 +1556,19 @@ export type ResolversTypes = {
   CreateAppInput: CreateAppInput;
   AttestVerdict: AttestVerdict;
   AttestResult: ResolverTypeWrapper<AttestResult>;
+  AttestBuild: ResolverTypeWrapper<AttestBuild>;
   AttestInput: AttestInput;
+  AttestChallenge: ResolverTypeWrapper<AttestChallenge>;
+  DeviceIntegrityLevel: DeviceIntegrityLevel;
+  AppAttestEnvironment: AppAttestEnvironment;
+  PlayIntegrityConfig: ResolverTypeWrapper<PlayIntegrityConfig>;
+  AndroidAttestationConfig: ResolverTypeWrapper<AndroidAttestationConfig>;
+  IosAttestationConfig: ResolverTypeWrapper<IosAttestationConfig>;
+  AttestationConfig: ResolverTypeWrapper<AttestationConfig>;
+  PlayIntegrityConfigInput: PlayIntegrityConfigInput;
+  AndroidAttestationConfigInput: AndroidAttestationConfigInput;
+  IosAttestationConfigInput: IosAttestationConfigInput;
+  AttestationConfigInput: AttestationConfigInput;
   AuditEvent: ResolverTypeWrapper<AuditDoc>;
   AuditEventEdge: ResolverTypeWrapper<Omit<AuditEventEdge, 'node'> & { node: ResolversTypes['AuditEvent'] }>;
   AuditEventConnection: ResolverTypeWrapper<AuditEventConnectionPage>;
@@ -1552,7 +1673,17 @@ export type ResolversParentTypes = {
   AppFilter: AppFilter;
   CreateAppInput: CreateAppInput;
   AttestResult: AttestResult;
+  AttestBuild: AttestBuild;
   AttestInput: AttestInput;
+  AttestChallenge: AttestChallenge;
+  PlayIntegrityConfig: PlayIntegrityConfig;
+  AndroidAttestationConfig: AndroidAttestationConfig;
+  IosAttestationConfig: IosAttestationConfig;
+  AttestationConfig: AttestationConfig;
+  PlayIntegrityConfigInput: PlayIntegrityConfigInput;
+  AndroidAttestationConfigInput: AndroidAttestationConfigInput;
+  IosAttestationConfigInput: IosAttestationConfigInput;
+  AttestationConfigInput: AttestationConfigInput;
   AuditEvent: AuditDoc;
   AuditEventEdge: Omit<AuditEventEdge, 'node'> & { node: ResolversParentTypes['AuditEvent'] };
   AuditEventConnection: AuditEventConnectionPage;
@@ -1637,6 +1768,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   app?: Resolver<Maybe<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppArgs, 'id'>>;
   apps?: Resolver<Array<ResolversTypes['App']>, ParentType, ContextType, RequireFields<QueryAppsArgs, 'limit'>>;
   appsConnection?: Resolver<ResolversTypes['AppConnection'], ParentType, ContextType, RequireFields<QueryAppsConnectionArgs, 'first'>>;
+  attestationConfig?: Resolver<ResolversTypes['AttestationConfig'], ParentType, ContextType, RequireFields<QueryAttestationConfigArgs, 'appId'>>;
   auditLogConnection?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditLogConnectionArgs, 'first'>>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildArgs, 'id'>>;
   builds?: Resolver<Array<ResolversTypes['Build']>, ParentType, ContextType, RequireFields<QueryBuildsArgs, 'appId' | 'limit'>>;
@@ -1666,6 +1798,8 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   noop?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   createApp?: Resolver<ResolversTypes['App'], ParentType, ContextType, RequireFields<MutationCreateAppArgs, 'input'>>;
   verifyAttest?: Resolver<ResolversTypes['AttestResult'], ParentType, ContextType, RequireFields<MutationVerifyAttestArgs, 'input'>>;
+  createAttestChallenge?: Resolver<ResolversTypes['AttestChallenge'], ParentType, ContextType>;
+  configureAttestation?: Resolver<ResolversTypes['AttestationConfig'], ParentType, ContextType, RequireFields<MutationConfigureAttestationArgs, 'appId' | 'input'>>;
   createBuild?: Resolver<ResolversTypes['Build'], ParentType, ContextType, RequireFields<MutationCreateBuildArgs, 'input'>>;
   createUploadUrl?: Resolver<ResolversTypes['Build'], ParentType, ContextType, RequireFields<MutationCreateUploadUrlArgs, 'buildId'>>;
   ingestEvents?: Resolver<ResolversTypes['IngestResult'], ParentType, ContextType, RequireFields<MutationIngestEventsArgs, 'events'>>;
@@ -1721,6 +1855,44 @@ export type AttestResultResolvers<ContextType = RequestContext, ParentType exten
   verdict?: Resolver<ResolversTypes['AttestVerdict'], ParentType, ContextType>;
   reasons?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   engine?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  keyId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  build?: Resolver<Maybe<ResolversTypes['AttestBuild']>, ParentType, ContextType>;
+  verdictToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AttestBuildResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AttestBuild'] = ResolversParentTypes['AttestBuild']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  grade?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AttestChallengeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AttestChallenge'] = ResolversParentTypes['AttestChallenge']> = {
+  nonce?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type PlayIntegrityConfigResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['PlayIntegrityConfig'] = ResolversParentTypes['PlayIntegrityConfig']> = {
+  decryptionKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  verificationKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type AndroidAttestationConfigResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AndroidAttestationConfig'] = ResolversParentTypes['AndroidAttestationConfig']> = {
+  packageName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  playIntegrity?: Resolver<Maybe<ResolversTypes['PlayIntegrityConfig']>, ParentType, ContextType>;
+  keyAttestation?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  minDeviceIntegrity?: Resolver<ResolversTypes['DeviceIntegrityLevel'], ParentType, ContextType>;
+};
+
+export type IosAttestationConfigResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IosAttestationConfig'] = ResolversParentTypes['IosAttestationConfig']> = {
+  teamId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bundleId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  environment?: Resolver<ResolversTypes['AppAttestEnvironment'], ParentType, ContextType>;
+};
+
+export type AttestationConfigResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AttestationConfig'] = ResolversParentTypes['AttestationConfig']> = {
+  android?: Resolver<Maybe<ResolversTypes['AndroidAttestationConfig']>, ParentType, ContextType>;
+  ios?: Resolver<Maybe<ResolversTypes['IosAttestationConfig']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 };
 
 export type AuditEventResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = {
@@ -2203,6 +2375,12 @@ export type Resolvers<ContextType = RequestContext> = {
   AppEdge?: AppEdgeResolvers<ContextType>;
   AppConnection?: AppConnectionResolvers<ContextType>;
   AttestResult?: AttestResultResolvers<ContextType>;
+  AttestBuild?: AttestBuildResolvers<ContextType>;
+  AttestChallenge?: AttestChallengeResolvers<ContextType>;
+  PlayIntegrityConfig?: PlayIntegrityConfigResolvers<ContextType>;
+  AndroidAttestationConfig?: AndroidAttestationConfigResolvers<ContextType>;
+  IosAttestationConfig?: IosAttestationConfigResolvers<ContextType>;
+  AttestationConfig?: AttestationConfigResolvers<ContextType>;
   AuditEvent?: AuditEventResolvers<ContextType>;
   AuditEventEdge?: AuditEventEdgeResolvers<ContextType>;
   AuditEventConnection?: AuditEventConnectionResolvers<ContextType>;

@@ -299,10 +299,23 @@ export interface paths {
          *     `attest:verify`. Accepts `Idempotency-Key`; a request meeting the same key still held by another
          *     is answered 429 (`idempotency_in_progress`) with `Retry-After`, as this operation lists no 409.
          *
-         *     **The attestation backend is a stub in v1 (`engine: stub`): its verdicts are NOT backed by
-         *     platform checks. No Play Integrity or App Attest verification takes place and no platform
-         *     signature is verified; do not rely on a `trusted` verdict for security decisions.** The contract
-         *     of this operation is stable and will keep its shape when a real engine replaces the stub.
+         *     **For an app that has not configured attestation the backend is the v1 stub (`engine: stub`): its
+         *     verdicts are NOT backed by platform checks. No Play Integrity or App Attest verification takes place
+         *     and no platform signature is verified; do not rely on a `trusted` verdict for security decisions.**
+         *
+         *     An app that configured attestation (`PUT /v1/apps/{id}/attestation`) gets real engines instead
+         *     (docs/attestation.md): `nonce` must be a live challenge from `POST /v1/attest/challenges`, consumed by
+         *     the call; iOS tokens are App Attest attestations (base64url of the CBOR object) or, with `keyId`,
+         *     assertions; Android tokens are Play Integrity compact JWEs or key attestation chains (base64url of the
+         *     DER certificates, leaf first). The answer adds `keyId`, `build` (the registered build the device runs)
+         *     and `verdictToken`, and `reasons` uses the engines' vocabulary: `nonce_unknown`, `nonce_expired`,
+         *     `nonce_replayed`, `challenge_mismatch`, `token_malformed`, `decrypt_failed`, `signature_invalid`,
+         *     `chain_untrusted`, `certificate_revoked`, `certificate_expired`, `package_mismatch`, `signer_mismatch`,
+         *     `signer_unrecorded`, `app_unrecognized`, `version_unregistered`, `device_integrity_low`,
+         *     `device_unlocked`, `boot_unverified`, `software_keystore`, `environment_mismatch`, `team_mismatch`,
+         *     `key_unknown`, `counter_replayed`, `timestamp_stale`, `test_response`, `engine_unconfigured`. The verdict
+         *     is `trusted` when none fired, `suspicious` when only `version_unregistered`, `device_integrity_low`,
+         *     `device_unlocked` or `boot_unverified` did, `untrusted` otherwise.
          *
          *     Stub rules:
          *
@@ -323,6 +336,85 @@ export interface paths {
          *     - `reasons` lists each rule that fired.
          */
         post: operations["verifyAttest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attest/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a single-use challenge for a device
+         * @description A challenge for the key's app: 32 random bytes as base64url (43 characters), valid for 5 minutes and
+         *     usable once. A device asks its platform for a token bound to it (App Attest's client data, Play
+         *     Integrity's `nonce`, key attestation's challenge) and sends both to `POST /v1/attest/verify`. For an app
+         *     that configured attestation, the verification's `nonce` must be a live challenge of the app and is
+         *     consumed by it, on whichever instance it arrives: an unknown, expired or used one is `untrusted`
+         *     (`nonce_unknown`, `nonce_expired`, `nonce_replayed`). Needs an API key with `attest:verify`.
+         */
+        post: operations["createAttestChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attest/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys of verdict tokens
+         * @description A JWK Set with the public keys that sign `verdictToken` (ES256): the current key and the previous ones
+         *     not revoked, so a token signed before a rotation still verifies until it expires. An app's backend
+         *     checks a device's verdict offline with it (docs/attestation.md). Needs no credential; cacheable for
+         *     5 minutes.
+         */
+        get: operations["getAttestJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{id}/attestation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an app's attestation configuration
+         * @description The engines that verify the app's device tokens. The Play Integrity decryption key is never shown
+         *     (`set`). 404 when the app has not configured attestation (it keeps the stub engine). Needs
+         *     `rules:read` for this app.
+         */
+        get: operations["getAttestationConfig"];
+        /**
+         * Configure an app's device attestation
+         * @description Turns real attestation on for the app, replacing its configuration whole: Android (Play Integrity with
+         *     the app's keys from Play Console, key attestation, or both) and iOS (App Attest). From then on
+         *     `POST /v1/attest/verify` for this app needs a live challenge and answers with a real engine; an app
+         *     that never configures it keeps the stub. `decryptionKey` is sealed at rest and never shown again.
+         *     422 with a pointer for each field that cannot be used (a key that does not parse: the key itself is
+         *     never echoed). Recorded in the audit trail as `attestation.configured`. Needs `rules:write` for this app.
+         */
+        put: operations["configureAttestation"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -654,7 +746,7 @@ export interface components {
         /** @enum {string} */
         ThreatAction: "monitor" | "warn" | "block" | "end_session";
         /** @enum {string} */
-        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted" | "webhook.created" | "webhook.deleted" | "app.created" | "api_key.created" | "api_key.revoked";
+        AuditAction: "oidc.exchanged" | "oidc.denied" | "oidc.rule_created" | "oidc.rule_deleted" | "oidc.dry_run" | "oidc.rule_pinned" | "signer.recorded" | "suppression.created" | "suppression.deleted" | "webhook.created" | "webhook.deleted" | "attestation.configured" | "app.created" | "api_key.created" | "api_key.revoked";
         ArtifactDeclaration: {
             sizeBytes: number;
             sha256: components["schemas"]["Sha256"];
@@ -1050,6 +1142,8 @@ export interface components {
             token: string;
             nonce: string;
             platform: components["schemas"]["Platform"];
+            /** @description App Attest assertions (apps that configured attestation) - the key that signed it, standard base64 of its SHA-256. */
+            keyId?: string;
         };
         AttestResult: {
             valid: boolean;
@@ -1058,10 +1152,83 @@ export interface components {
             /** @description Each rule that fired. */
             reasons: string[];
             /**
-             * @description Always `stub` in v1; verdicts are not backed by platform checks.
+             * @description `stub` for an app that has not configured attestation (verdicts not backed by platform checks);
+             *     `app_attest`, `play_integrity` or `key_attestation` for one that has (docs/attestation.md).
              * @enum {string}
              */
-            engine: "stub";
+            engine: "stub" | "app_attest" | "play_integrity" | "key_attestation";
+            /** @description Real engines - the App Attest key the token registered or used. */
+            keyId?: string | null;
+            /** @description Real engines - the registered build the device runs (by the versionCode its token reports), or null. */
+            build?: components["schemas"]["AttestBuild"] | null;
+            /** @description Real engines - the verdict as a JWT (ES256, 5 minutes) checked against GET /v1/attest/jwks. */
+            verdictToken?: string;
+        };
+        AttestChallenge: {
+            nonce: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        AttestBuild: {
+            id: string;
+            version: string;
+            grade: string | null;
+        };
+        Jwks: {
+            keys: {
+                /** @enum {string} */
+                kty: "EC";
+                kid: string;
+                /** @enum {string} */
+                alg: "ES256";
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                crv: "P-256";
+                x: string;
+                y: string;
+            }[];
+        };
+        /** @enum {string} */
+        DeviceIntegrityLevel: "MEETS_BASIC_INTEGRITY" | "MEETS_DEVICE_INTEGRITY" | "MEETS_STRONG_INTEGRITY";
+        AttestationConfigInput: {
+            android?: {
+                packageName: string;
+                playIntegrity?: {
+                    /** @description Play Console's base64 AES-256 decryption key. Sealed at rest, never shown again. */
+                    decryptionKey: string;
+                    /** @description Play Console's base64 DER (SubjectPublicKeyInfo) EC P-256 verification key. */
+                    verificationKey: string;
+                } | null;
+                keyAttestation?: boolean | null;
+                minDeviceIntegrity?: components["schemas"]["DeviceIntegrityLevel"] | null;
+            } | null;
+            ios?: {
+                teamId: string;
+                bundleId: string;
+                /** @enum {string} */
+                environment: "production" | "development";
+            } | null;
+        };
+        AttestationConfig: {
+            android: {
+                packageName: string;
+                playIntegrity: {
+                    /** @enum {string} */
+                    decryptionKey: "set";
+                    verificationKey: string;
+                } | null;
+                keyAttestation: boolean;
+                minDeviceIntegrity: components["schemas"]["DeviceIntegrityLevel"];
+            } | null;
+            ios: {
+                teamId: string;
+                bundleId: string;
+                /** @enum {string} */
+                environment: "production" | "development";
+            } | null;
+            /** Format: date-time */
+            updatedAt: string;
         };
         OidcRuleCreate: {
             /** @description Pattern for the token's `sub` claim; `*` matches any text without a colon. */
@@ -2323,6 +2490,136 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAttestChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            201: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nonce": "ajzsQXQjxrBHmBIO1BSXg5tPuRsEGFMySjTNirO0NpM",
+                     *       "expiresAt": "2026-11-29T12:05:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttestChallenge"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttestJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttestationConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttestationConfig"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    configureAttestation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app's id. The credential must belong to this app. */
+                id: components["parameters"]["AppIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttestationConfigInput"];
+            };
+        };
+        responses: {
+            /** @description The configuration, as GET shows it. */
+            200: {
+                headers: {
+                    "Service-Api-Version": components["headers"]["Service-Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttestationConfig"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -87,6 +87,12 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  attestVerdicts: new Counter({
+    name: 'shieldgate_attest_verdicts_total',
+    help: 'Attestation verdicts of apps that configured a real engine, by engine (app_attest, play_integrity, key_attestation), verdict, and the first reason (none when trusted): fixed vocabularies only, never a token or a key id.',
+    labelNames: ['engine', 'verdict', 'reason'] as const,
+    registers: [registry],
+  }),
   webhookPendingDropped: new Counter({
     name: 'shieldgate_webhook_pending_dropped_total',
     help: 'Pending webhook deliveries dropped unsent, the oldest first, because their app had more than WEBHOOK_MAX_PENDING_PER_APP queued.',

@@ -6,7 +6,7 @@ import { notFound, validationFailed } from '../core/errors';
 import type { FieldError } from '../core/errors';
 import { newId } from '../core/ids';
 import { newWebhookSecret, secretBytes } from '../webhooks/signature';
-import { sealSecret } from '../webhooks/secret-box';
+import { sealSecret } from '../crypto/secret-box';
 import { GRADE_BANDS } from '../scan/score';
 import { actorOf, recordAudit } from './audit-service';
 

@@ -4,7 +4,7 @@ import type { WebhookDoc } from '../data/webhooks-repo';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../core/logger';
 import type { Config } from '../core/config';
-import { openSecret } from './secret-box';
+import { openSecret } from '../crypto/secret-box';
 import { secretBytes, signDelivery } from './signature';
 import { sendSigned, type SendOutcome } from './send';
 import { metrics } from '../metrics/registry';
