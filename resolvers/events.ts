@@ -4,6 +4,6 @@ import { asDate } from './views';
 
 export const eventResolvers: Resolvers = {
   Mutation: {
-    ingestEvents: (_p, { events }, ctx) => ingestEvents(ctx, events.map((e) => ({ ...e, occurredAt: asDate(e.occurredAt) }))),
+    ingestEvents: (_p, { events, verdictToken }, ctx) => ingestEvents(ctx, events.map((e) => ({ ...e, occurredAt: asDate(e.occurredAt) })), verdictToken ?? null),
   },
 };

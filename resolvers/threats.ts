@@ -9,6 +9,9 @@ const threat: MappedResolvers<ThreatResolvers, ThreatDoc> = {
   id: (t) => t._id,
   app: (t, _a, ctx) => appOf(ctx, t.appId),
   build: (t, _a, ctx) => buildOfApp(ctx, t.appId, t.buildId),
+  attested: (t) => t.attested ?? false,
+  attestedBuildId: (t) => t.attestedBuildId ?? null,
+  attestedBuild: (t, _a, ctx) => buildOfApp(ctx, t.appId, t.attestedBuildId ?? null),
 };
 
 const threatConnection: MappedResolvers<ThreatConnectionResolvers, ThreatConnectionPage> = connectionFields<ThreatDoc>();

@@ -19,6 +19,7 @@ export const ingestEvents: RestHandler<'ingestEvents'> = async (call, ctx) => {
       deviceId: e.deviceId,
       eventId: e.eventId ?? null,
     })),
+    verdictToken: body.verdictToken ?? null,
   });
   call.answer(202, { accepted: ingestEvents.accepted, duplicates: ingestEvents.duplicates });
 };

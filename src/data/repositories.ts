@@ -23,6 +23,7 @@ import { SuppressionsRepo } from './suppressions-repo';
 import { AttestationConfigsRepo } from './attestation-configs-repo';
 import { AttestChallengesRepo } from './attest-challenges-repo';
 import { AppAttestKeysRepo } from './app-attest-keys-repo';
+import { AttestVerdictCountsRepo } from './attest-verdict-counts-repo';
 
 /** One repository per collection. Each owns its collection name, document type, indexes and app filter. */
 export interface Repositories {
@@ -50,6 +51,7 @@ export interface Repositories {
   attestationConfigs: AttestationConfigsRepo;
   attestChallenges: AttestChallengesRepo;
   appAttestKeys: AppAttestKeysRepo;
+  attestVerdictCounts: AttestVerdictCountsRepo;
   /** The keys that sign attestation verdict tokens (GET /v1/attest/jwks). */
   attestSigningKeys: SigningKeysRepo;
 }
@@ -80,6 +82,7 @@ export function createRepositories(db: Db): Repositories {
     attestationConfigs: new AttestationConfigsRepo(db),
     attestChallenges: new AttestChallengesRepo(db),
     appAttestKeys: new AppAttestKeysRepo(db),
+    attestVerdictCounts: new AttestVerdictCountsRepo(db),
     attestSigningKeys: new SigningKeysRepo(db, SigningKeysRepo.attestCollectionName),
   };
 }

@@ -38,6 +38,10 @@ export interface ThreatDoc {
   platform: 'android' | 'ios' | null;
   appVersion: string | null;
   buildId: string | null;
+  /** A verdict token of the batch verified (docs/attestation.md, "Threats"); absent on threats stored before: false. */
+  attested?: boolean;
+  /** The registered build that verdict named; null or absent when none. */
+  attestedBuildId?: string | null;
   occurredAt: Date; // first occurrence: the sort key
   lastOccurredAt: Date;
   windowEnd: Date; // occurredAt + 5 min: later occurrences open the next window

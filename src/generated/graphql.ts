@@ -205,7 +205,7 @@ export type Mutation = {
   createBuild: Build;
   /** A fresh upload URL while the artifact is pending (a CI job whose URL expired can resume). */
   createUploadUrl: Build;
-  /** Device keys: a batch of 1 to 100 events. */
+  /** Device keys: a batch of 1 to 100 events; verdictToken, the device's attestation verdict, marks them attested when it verifies. */
   ingestEvents: IngestResult;
   /** Admin staff: create an API key (its secret is shown once). */
   createApiKey: CreatedApiKey;
@@ -252,6 +252,7 @@ export type MutationCreateUploadUrlArgs = {
 
 export type MutationIngestEventsArgs = {
   events: Array<SecurityEventInput>;
+  verdictToken?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -346,6 +347,8 @@ export type App = Node & {
   auditEvents: AuditEventConnection;
   /** The newest build (any platform, or of the given platform), or null. */
   latestBuild?: Maybe<Build>;
+  /** Attestation verdicts per UTC day, engine, verdict and first reason, over the days starting in the range (rules:read or staff). */
+  attestVerdicts: Array<AttestVerdictDay>;
   /**
    * Per UTC day (of first occurrence) and detection, over threats first seen in the range: merged threats, events (sum
    * of counts, occurrences merged by later requests included) and distinct devices. Optional narrowing by platform,
@@ -430,6 +433,12 @@ export type AppAuditEventsArgs = {
 /** A tenant: it owns builds, scans, security events, keys and trust rules. */
 export type AppLatestBuildArgs = {
   platform?: InputMaybe<Platform>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppAttestVerdictsArgs = {
+  range: DateRange;
 };
 
 
@@ -838,6 +847,23 @@ export type RefusalDay = {
   /** Why they were refused, as the audit trail records it (e.g. not_trusted, expired, bad_signature). */
   reason: Scalars['String']['output'];
   /** Refusals: the sum of the oidc.denied entries' counts. */
+  count: Scalars['Int']['output'];
+};
+
+/**
+ * Verdicts of the app's real attestation engines (docs/attestation.md) given on one UTC day, by engine, verdict and first
+ * reason (`none` when trusted): counted as each verdict is given.
+ */
+export type AttestVerdictDay = {
+  __typename?: 'AttestVerdictDay';
+  /** YYYY-MM-DD, UTC. */
+  day: Scalars['String']['output'];
+  /** app_attest, play_integrity or key_attestation. */
+  engine: Scalars['String']['output'];
+  /** trusted, suspicious or untrusted. */
+  verdict: Scalars['String']['output'];
+  /** The first reason the verdict gave, or none. */
+  reason: Scalars['String']['output'];
   count: Scalars['Int']['output'];
 };
 
@@ -1336,6 +1362,10 @@ export type Threat = Node & {
   platform?: Maybe<Platform>;
   appVersion?: Maybe<Scalars['String']['output']>;
   buildId?: Maybe<Scalars['ID']['output']>;
+  /** Whether the batch that reported it carried a verdict token that verified (docs/attestation.md). */
+  attested: Scalars['Boolean']['output'];
+  /** The registered build that verdict named. */
+  attestedBuildId?: Maybe<Scalars['ID']['output']>;
   occurredAt: Scalars['DateTime']['output'];
   lastOccurredAt: Scalars['DateTime']['output'];
   count: Scalars['Int']['output'];
@@ -1343,6 +1373,8 @@ export type Threat = Node & {
   app: App;
   /** The build named by buildId, when it is a build of the same app; null otherwise. */
   build?: Maybe<Build>;
+  /** The build the device's attestation named (attestedBuildId), when it is a build of the same app. */
+  attestedBuild?: Maybe<Build>;
 };
 
 export type ThreatEdge = {
@@ -1590,6 +1622,7 @@ export type ResolversTypes = {
   GradeCount: ResolverTypeWrapper<GradeCount>;
   BuildDay: ResolverTypeWrapper<BuildDay>;
   RefusalDay: ResolverTypeWrapper<RefusalDay>;
+  AttestVerdictDay: ResolverTypeWrapper<AttestVerdictDay>;
   SecurityEventInput: SecurityEventInput;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   IngestResult: ResolverTypeWrapper<IngestResult>;
@@ -1702,6 +1735,7 @@ export type ResolversParentTypes = {
   GradeCount: GradeCount;
   BuildDay: BuildDay;
   RefusalDay: RefusalDay;
+  AttestVerdictDay: AttestVerdictDay;
   SecurityEventInput: SecurityEventInput;
   Float: Scalars['Float']['output'];
   IngestResult: IngestResult;
@@ -1829,6 +1863,7 @@ export type AppResolvers<ContextType = RequestContext, ParentType extends Resolv
   keys?: Resolver<ResolversTypes['ApiKeyConnection'], ParentType, ContextType, RequireFields<AppKeysArgs, 'first' | 'includeRevoked'>>;
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<AppAuditEventsArgs, 'first'>>;
   latestBuild?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType, Partial<AppLatestBuildArgs>>;
+  attestVerdicts?: Resolver<Array<ResolversTypes['AttestVerdictDay']>, ParentType, ContextType, RequireFields<AppAttestVerdictsArgs, 'range'>>;
   threatTrend?: Resolver<Array<ResolversTypes['ThreatTrendPoint']>, ParentType, ContextType, RequireFields<AppThreatTrendArgs, 'range'>>;
   threatBreakdown?: Resolver<Array<ResolversTypes['ThreatBreakdownRow']>, ParentType, ContextType, RequireFields<AppThreatBreakdownArgs, 'range' | 'by' | 'first'>>;
   buildTrend?: Resolver<Array<ResolversTypes['BuildDay']>, ParentType, ContextType, RequireFields<AppBuildTrendArgs, 'range'>>;
@@ -2014,6 +2049,14 @@ export type BuildDayResolvers<ContextType = RequestContext, ParentType extends R
 
 export type RefusalDayResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RefusalDay'] = ResolversParentTypes['RefusalDay']> = {
   day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type AttestVerdictDayResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['AttestVerdictDay'] = ResolversParentTypes['AttestVerdictDay']> = {
+  day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  engine?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  verdict?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
@@ -2300,11 +2343,14 @@ export type ThreatResolvers<ContextType = RequestContext, ParentType extends Res
   platform?: Resolver<Maybe<ResolversTypes['Platform']>, ParentType, ContextType>;
   appVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   buildId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  attested?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  attestedBuildId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   lastOccurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   app?: Resolver<ResolversTypes['App'], ParentType, ContextType>;
   build?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
+  attestedBuild?: Resolver<Maybe<ResolversTypes['Build']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -2395,6 +2441,7 @@ export type Resolvers<ContextType = RequestContext> = {
   GradeCount?: GradeCountResolvers<ContextType>;
   BuildDay?: BuildDayResolvers<ContextType>;
   RefusalDay?: RefusalDayResolvers<ContextType>;
+  AttestVerdictDay?: AttestVerdictDayResolvers<ContextType>;
   IngestResult?: IngestResultResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   ApiKeyEdge?: ApiKeyEdgeResolvers<ContextType>;

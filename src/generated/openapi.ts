@@ -840,6 +840,13 @@ export interface components {
             appVersion?: string | null;
             buildId?: string | null;
             /**
+             * @description Whether the batch that reported it carried a `verdictToken` that verified for this app and had not expired
+             *     (docs/attestation.md): its device attested as a genuine build. False otherwise, and for events stored before.
+             */
+            attested?: boolean;
+            /** @description The registered build that verdict named (the build the device runs), or null. */
+            attestedBuildId?: string | null;
+            /**
              * Format: date-time
              * @description The first occurrence; the sort key.
              */
@@ -877,6 +884,12 @@ export interface components {
             eventId?: string;
         };
         EventBatch: {
+            /**
+             * @description The `verdictToken` the device received from `POST /v1/attest/verify` (apps that configured attestation).
+             *     When it verifies (this app, not expired, not untrusted), the batch's threats carry `attested: true` and
+             *     `attestedBuildId`; otherwise `attested: false`. A token that does not verify never rejects the batch.
+             */
+            verdictToken?: string;
             events: components["schemas"]["SecurityEvent"][];
         };
         EventsAccepted: {

@@ -47,7 +47,9 @@ const costLimit = (deps: Deps): ApolloServerPlugin<RequestContext> => ({
         } catch (error) {
           if (!(error instanceof GraphQLError)) throw error;
           if (error.message.startsWith('Query exceeds the maximum allowed number of nodes')) throw limitError('QUERY_TOO_COSTLY', error.message);
-          throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+          // graphql-js's nested refusal kept: formatError cuts the values sent out of the message with it (withoutSentValues).
+          const nested = error.originalError instanceof GraphQLError ? error.originalError : undefined;
+          throw new GraphQLError(error.message, { originalError: nested, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
         }
         contextValue.graphqlCost = cost;
         if (cost > MAX_COST) throw costError(cost);
@@ -81,6 +83,36 @@ function limitCode(error: unknown): string | undefined {
   return typeof code === 'string' && (LIMIT_CODES as readonly string[]).includes(code) ? code : undefined;
 }
 
+const VARIABLE_REFUSED = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" got invalid value /;
+
+/** graphql-js's own messages about a value, without the value: what each one says past it names only types. */
+function withoutLiteral(message: string): string {
+  return message
+    .replace(/^Value [\s\S]* does not exist in ("[_A-Za-z][_0-9A-Za-z]*" enum\.)[\s\S]*$/, 'The value does not exist in $1')
+    .replace(/^((?:Enum "[_A-Za-z][_0-9A-Za-z]*"|[_A-Za-z][_0-9A-Za-z]*) cannot represent [^:]*?value): [\s\S]*$/, '$1.')
+    .replace(/^(Expected type "[_A-Za-z][_0-9A-Za-z]*"\.) [\s\S]*$/, '$1')
+    .replace(/^(Expected value of type "[^"]*"), found [\s\S]*$/, '$1.')
+    .replace(/^(Syntax Error: (?:Expected [\s\S]*?, found|Unexpected) (?:String|BlockString|Name|Int|Float)) [\s\S]*$/, '$1.');
+}
+
+/**
+ * A request error's message without what the client sent: graphql-js quotes a variable that does not fit its type
+ * whole (`Variable "$input" got invalid value { token: "…", nonce: "…" }; …`, a Play Integrity decryption key in a
+ * configuration's), a literal of the wrong type, a string where a document does not parse. Errors are answers, and
+ * no answer holds an attestation token, key or nonce (docs/attestation.md): values are cut, names, types and the
+ * path of the refused value kept. `original`: the error graphql-js nests (the refusal of the value itself).
+ */
+export function withoutSentValues(message: string, original: unknown): string {
+  const variable = VARIABLE_REFUSED.exec(message);
+  if (!variable) return withoutLiteral(message);
+  const head = variable[0].trimEnd();
+  const inner = original instanceof GraphQLError ? original.message : undefined;
+  if (inner === undefined || !message.endsWith(`; ${inner}`)) return `${head}.`;
+  // What stands between is the value, then ` at "<path>"` when the refused value is inside the variable.
+  const at = / at "[^"]*"$/.exec(message.slice(0, message.length - inner.length - 2))?.[0] ?? '';
+  return `${head}${at}; ${withoutLiteral(inner)}`;
+}
+
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const code = limitCode(error);
   if (code) return { ...formatted, extensions: { ...formatted.extensions, code } };
@@ -96,7 +128,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (original && !(original instanceof GraphQLError)) {
     return { message: 'Internal server error', path: formatted.path, extensions: { code: 'internal_error' } };
   }
-  return formatted;
+  return { ...formatted, message: withoutSentValues(formatted.message, original) };
 }
 
 /**

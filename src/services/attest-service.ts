@@ -79,6 +79,7 @@ export async function verifyAttestation(ctx: RequestContext, input: AttestReques
   }
   const verdict = verdictOf(reasons);
   metrics.attestVerdicts.inc({ engine, verdict, reason: reasons[0] ?? 'none' });
+  await ctx.repos.attestVerdictCounts.count({ appId, at: ctx.clock.now(), engine, verdict, reason: reasons[0] ?? 'none' });
   const verdictToken = await signVerdictToken(ctx, { appId, verdict, engine, platform: input.platform, keyId, buildId: build?.id ?? null, nonce: input.nonce });
   return { valid: verdict !== 'untrusted', verdict, reasons, engine, keyId, build, verdictToken };
 }

@@ -271,6 +271,29 @@ export async function refusedExchanges(ctx: RequestContext, input: { appId: stri
   return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day) || a.reason.localeCompare(b.reason));
 }
 
+export interface AttestVerdictDay {
+  day: string;
+  engine: string;
+  verdict: string;
+  reason: string;
+  count: number;
+}
+
+/**
+ * Verdicts of the app's real attestation engines per UTC day, engine, verdict and first reason (`none`: trusted), over
+ * the days that start in the range: the counts kept when each verdict was given (attest-verdict-counts-repo.ts).
+ */
+export async function attestVerdicts(ctx: RequestContext, input: { appId: string; range: DateRange }): Promise<AttestVerdictDay[]> {
+  await appAccess(ctx, 'rules:read', input.appId, { write: false });
+  checkRange(input.range);
+  const cap = ctx.deps.config.dashboards.maxRows;
+  const rows = await ctx.repos.attestVerdictCounts.inRange(input.appId, input.range.from, input.range.to, cap);
+  if (rows.length > cap) tooManyRows(ctx, 'verdict counts');
+  return rows
+    .map((r) => ({ day: dayOf(r.dayStart), engine: r.engine, verdict: r.verdict, reason: r.reason, count: r.count }))
+    .sort((a, b) => a.day.localeCompare(b.day) || a.engine.localeCompare(b.engine) || a.verdict.localeCompare(b.verdict) || a.reason.localeCompare(b.reason));
+}
+
 /** Runs `work` over `items`, at most `concurrency` at once, answers in the items' order. */
 async function mapConcurrently<T, R>(items: T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

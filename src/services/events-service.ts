@@ -69,7 +69,7 @@ function validateBatch(events: SecurityEventInput[], now: Date): void {
   if (errors.length) throw validationFailed(errors);
 }
 
-function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput, claim?: EventClaim): PreparedEvent {
+function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput, claim: EventClaim | undefined, attestation: BatchAttestation): PreparedEvent {
   const deviceHash = hashDeviceId(deviceIdKey, appId, e.deviceId);
   const identity = {
     appId,
@@ -81,10 +81,31 @@ function prepare(appId: string, deviceIdKey: Buffer, e: SecurityEventInput, clai
     platform: (e.platform ?? null) as ThreatDoc['platform'],
     appVersion: e.appVersion ?? null,
     buildId: e.buildId ?? null,
+    ...attestation,
   };
   const prepared: PreparedEvent = { ...identity, signals: [...e.signals], key: mergeKey(identity), at: e.occurredAt, confidence: e.confidence };
   if (claim) prepared.claim = claim;
   return prepared;
+}
+
+/** A verdict token is about 700 characters; the REST schema allows 4096, GraphQL callers get the same bound here. */
+const MAX_VERDICT_TOKEN = 4096;
+
+/** What a batch's verdict token says of its device: attested, and which build, or not attested at all. */
+type BatchAttestation = { attested: boolean; attestedBuildId: string | null };
+
+/**
+ * The batch is attested when its verdict token verifies: signed by the attestation key set, for this app, not
+ * expired, and not `untrusted`. A token that does not verify only leaves the events unattested: a device whose
+ * verdict expired must still be able to report what it sees.
+ */
+async function attestationOfBatch(ctx: RequestContext, appId: string, verdictToken: string | null): Promise<BatchAttestation> {
+  const none = { attested: false, attestedBuildId: null };
+  if (!verdictToken || verdictToken.length > MAX_VERDICT_TOKEN) return none;
+  const verified = await ctx.deps.attestKeys.verify('verdict', verdictToken);
+  const claims = verified?.claims;
+  if (!claims || claims.sub !== appId || claims.aud !== appId || claims.verdict === 'untrusted') return none;
+  return { attested: true, attestedBuildId: typeof claims.buildId === 'string' ? claims.buildId : null };
 }
 
 async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -152,13 +173,14 @@ async function countedByFirstWindows(ctx: RequestContext, cache: WindowCache, ev
  * after success collides on the record or finds the event's tag in its first window. Nothing is ever updated, so
  * every step is atomic on its own.
  */
-export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[]): Promise<{ accepted: number; duplicates: number }> {
+export async function ingestEvents(ctx: RequestContext, events: SecurityEventInput[], verdictToken: string | null = null): Promise<{ accepted: number; duplicates: number }> {
   const principal = requireDeviceKey(ctx, 'events:ingest');
   const now = ctx.clock.now();
   validateBatch(events, now);
+  const attestation = await attestationOfBatch(ctx, principal.appId, verdictToken);
   const claimed = await claimBatch(ctx, principal.appId, events, now);
   const cache = ctx.deps.instance.windows;
-  const prepared = claimed.placed.map(({ event, claim }) => prepare(principal.appId, ctx.deps.deviceIdKey, event, claim));
+  const prepared = claimed.placed.map(({ event, claim }) => prepare(principal.appId, ctx.deps.deviceIdKey, event, claim, attestation));
   const countedBefore = await countedByFirstWindows(ctx, cache, prepared);
   const placed = prepared.filter((e) => !countedBefore.has(e));
 

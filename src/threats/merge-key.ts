@@ -14,6 +14,10 @@ export interface MergeIdentity {
   platform: string | null;
   appVersion: string | null;
   buildId: string | null;
+  /** The registered build a verified attestation of the batch named (docs/attestation.md); null when not attested. */
+  attestedBuildId?: string | null;
+  /** Whether the batch carried a verdict token that verified (docs/attestation.md, "Threats"). */
+  attested?: boolean;
 }
 
 /**
@@ -40,6 +44,9 @@ export function mergeKey(identity: MergeIdentity): string {
     identity.platform,
     identity.appVersion,
     identity.buildId,
+    // Attested events are another observation than unattested ones; unattested keys stay as they were before
+    // attestation existed, so their windows keep merging across the upgrade.
+    ...(identity.attested ? [{ attested: identity.attestedBuildId ?? null }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }

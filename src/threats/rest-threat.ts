@@ -25,6 +25,8 @@ export function toRestThreat(t: ThreatSource): RestThreat {
     platform: t.platform ?? null,
     appVersion: t.appVersion ?? null,
     buildId: t.buildId ?? null,
+    attested: t.attested ?? false,
+    attestedBuildId: t.attestedBuildId ?? null,
     occurredAt: iso(t.occurredAt),
     lastOccurredAt: iso(t.lastOccurredAt),
     count: t.count,

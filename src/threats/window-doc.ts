@@ -47,6 +47,8 @@ export function windowDoc(event: PreparedEvent, seed: WindowSeed, generation: nu
     platform: event.platform,
     appVersion: event.appVersion,
     buildId: event.buildId,
+    attested: event.attested ?? false,
+    attestedBuildId: event.attestedBuildId ?? null,
     occurredAt: seed.first,
     lastOccurredAt: seed.last,
     windowEnd: windowEnd(seed.first),

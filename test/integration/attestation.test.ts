@@ -72,7 +72,7 @@ async function secondInstance(): Promise<Instance> {
 beforeAll(async () => {
   h = await startHarness();
   appId = (await h.newApp('scale')).appId;
-  admin = (await h.newKey(appId, ['rules:read', 'rules:write', 'builds:write', 'builds:read', 'scans:read'], 'live', { releaseBuilds: true })).key;
+  admin = (await h.newKey(appId, ['rules:read', 'rules:write', 'builds:write', 'builds:read', 'scans:read', 'threats:read'], 'live', { releaseBuilds: true })).key;
   device = (await h.newKey(appId, ['attest:verify', 'events:ingest'])).key;
   const other = await h.newApp('scale');
   otherAppKey = (await h.newKey(other.appId, ['rules:read', 'rules:write'])).key;
@@ -337,6 +337,69 @@ describe('Android key attestation, a real Pixel chain', () => {
     await plantChallenge(APPLE.clientDataUtf8);
     const body = await jsonOf(verify({ token: Buffer.from(APPLE.attestation, 'base64').toString('base64url'), nonce: APPLE.clientDataUtf8, platform: 'ios' }));
     expect(body).toMatchObject({ verdict: 'untrusted', reasons: ['engine_unconfigured'], engine: 'app_attest' });
+  });
+});
+
+describe('threats of an attested device', () => {
+  const event = (deviceId: string) => ({ detection: 'hooking', verdict: 'compromised', confidence: 0.9, action: 'block', signals: ['frida'], platform: 'android', occurredAt: h.clock.now().toISOString(), deviceId });
+  const ingest = (body: unknown) => h.api('/v1/events', { method: 'POST', headers: json(device), body: JSON.stringify(body) });
+  const threatsOf = async (deviceSignal: string) => {
+    const list = await jsonOf(h.api(`/v1/apps/${appId}/threats?limit=100`, { headers: bearer(admin) }));
+    return list.data.filter((t: any) => t.signals.includes(deviceSignal));
+  };
+
+  it('carry attested and the build of a verdict token that verifies; any other token leaves them unattested, never refused', async () => {
+    h.clock.set(new Date());
+    const file = await buildApk({ manifest: androidManifest({ packageName: PACKAGE, versionCode: '77' }), sign: 'release' });
+    const uploaded = await uploadPackage(h, admin, file, 'android', '7.7.0');
+    const id = uploaded.id ?? uploaded.buildId;
+    await waitForStaticScan(h, admin, id, 120_000);
+    await configure({ android: { packageName: PACKAGE, playIntegrity: pi.config } });
+    const signers = await jsonOf(h.api(`/v1/apps/${appId}/signers?package=${PACKAGE}`, { headers: bearer(admin) }));
+    const nonce = await challenge();
+    const token = await mintClassicToken(pi, { requestDetails: { requestPackageName: PACKAGE, nonce }, appIntegrity: { packageName: PACKAGE, certificateSha256Digest: [signerDigest(signers.data[0].sha256)], versionCode: '77' } }, { now: h.clock.now() });
+    const verdict = await jsonOf(verify({ token, nonce, platform: 'android' }));
+    expect(verdict).toMatchObject({ verdict: 'trusted', build: { id } });
+
+    const signal = (name: string) => ({ ...event(`device-${name}`), signals: [`sig-${name}`] });
+    expect((await ingest({ verdictToken: verdict.verdictToken, events: [signal('attested')] })).status).toBe(202);
+    expect((await ingest({ events: [signal('plain')] })).status).toBe(202);
+    const forged = verdict.verdictToken.slice(0, -4) + (verdict.verdictToken.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect((await ingest({ verdictToken: forged, events: [signal('forged')] })).status).toBe(202);
+    // Another app's verdict token: it verifies, but names another app.
+    const stubApp = await h.newApp('scale');
+    const otherDevice = (await h.newKey(stubApp.appId, ['events:ingest'])).key;
+    expect((await h.api('/v1/events', { method: 'POST', headers: json(otherDevice), body: JSON.stringify({ verdictToken: verdict.verdictToken, events: [signal('other-app')] }) })).status).toBe(202);
+    h.clock.advance(5 * 60_000 + 1000);
+    expect((await ingest({ verdictToken: verdict.verdictToken, events: [signal('expired')] })).status).toBe(202);
+
+    expect(await threatsOf('sig-attested')).toEqual([expect.objectContaining({ attested: true, attestedBuildId: id })]);
+    for (const name of ['plain', 'forged', 'expired']) expect(await threatsOf(`sig-${name}`)).toEqual([expect.objectContaining({ attested: false, attestedBuildId: null })]);
+    const staff = await h.newStaff('support');
+    const gql = await jsonOf(h.api('/graphql', { method: 'POST', headers: json(staff), body: JSON.stringify({ query: `{ app(id: "${appId}") { threats(first: 50) { nodes { signals attested attestedBuild { id version } } } } }` }) }));
+    const attested = gql.data.app.threats.nodes.find((t: any) => t.signals.includes('sig-attested'));
+    expect(attested).toEqual({ signals: ['sig-attested'], attested: true, attestedBuild: { id, version: '7.7.0' } });
+  });
+});
+
+describe('the verdicts dashboard', () => {
+  it('counts each verdict by UTC day, engine, verdict and first reason, for staff', async () => {
+    h.clock.set(new Date());
+    const from = new Date(Date.now() - 86_400_000).toISOString();
+    const to = new Date(Date.now() + 86_400_000).toISOString();
+    const staff = await h.newStaff('support');
+    const before = await jsonOf(h.api('/graphql', { method: 'POST', headers: json(staff), body: JSON.stringify({ query: `{ app(id: "${appId}") { attestVerdicts(range: { from: "${from}", to: "${to}" }) { day engine verdict reason count } } }` }) }));
+    const countOf = (rows: any[], engine: string, verdict: string, reason: string) => rows.find((r) => r.engine === engine && r.verdict === verdict && r.reason === reason)?.count ?? 0;
+    const rows0 = before.data.app.attestVerdicts;
+    expect((await configure({ android: { packageName: PACKAGE, keyAttestation: true } })).status).toBe(200);
+    const nonce = await challenge();
+    await verify({ token: 'not-a-jwe-not-a-chain', nonce, platform: 'android' });
+    await verify({ token: 'not-a-jwe-not-a-chain', nonce, platform: 'android' });
+    const after = await jsonOf(h.api('/graphql', { method: 'POST', headers: json(staff), body: JSON.stringify({ query: `{ app(id: "${appId}") { attestVerdicts(range: { from: "${from}", to: "${to}" }) { day engine verdict reason count } } }` }) }));
+    const rows1 = after.data.app.attestVerdicts;
+    expect(countOf(rows1, 'key_attestation', 'untrusted', 'nonce_replayed')).toBe(countOf(rows0, 'key_attestation', 'untrusted', 'nonce_replayed') + 1);
+    expect(countOf(rows1, 'key_attestation', 'untrusted', 'token_malformed')).toBe(countOf(rows0, 'key_attestation', 'untrusted', 'token_malformed') + 1);
+    expect(new Set(rows1.map((r: any) => r.day))).toEqual(new Set([new Date().toISOString().slice(0, 10)]));
   });
 });
 

@@ -135,8 +135,8 @@ it('records the cost of an operation the REST facade executes on its context, fo
   expect(ctx.graphqlCost).toBeUndefined();
   const { app } = await execute(ctx, ThreatsDocument, { appId, filter: null, first: 100, after: null });
   expect(app!.threats).toEqual({ nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
-  // app: 1 + (threats: 1 + 100 x (nodes: 1 + 12 fields, pageInfo: 1 + 2 fields)).
-  expect(ctx.graphqlCost).toBe(1 + 1 + 100 * (13 + 3));
+  // app: 1 + (threats: 1 + 100 x (nodes: 1 + 14 fields, pageInfo: 1 + 2 fields)).
+  expect(ctx.graphqlCost).toBe(1 + 1 + 100 * (15 + 3));
 });
 
 it('refuses batched requests: one operation per request, each metered and limited', async () => {

@@ -44,6 +44,9 @@ describe('ingest', () => {
           platform: 'android',
           appVersion: '2.4.1',
           buildId: 'bld_7Hq2LmXa9c',
+          // No verdict token with the batch (docs/attestation.md): not attested.
+          attested: false,
+          attestedBuildId: null,
           occurredAt: t0.toISOString(),
           lastOccurredAt: t0.toISOString(),
           count: 1,

@@ -1,0 +1,45 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes } from './db';
+
+/**
+ * Verdicts of an app's real attestation engines counted per UTC day, engine, verdict and first reason (`none` when
+ * trusted): what the attestation dashboard reads. Counted when each verdict is given, one upsert, so the dashboard
+ * reads a few rows per day however many devices attest, never the verdicts themselves (which are not stored).
+ */
+export interface AttestVerdictCountDoc {
+  _id: string; // `${appId}|${day}|${engine}|${verdict}|${reason}`
+  appId: string;
+  /** The UTC day's first instant: the range the dashboard asks for is on it. */
+  dayStart: Date;
+  engine: string;
+  verdict: string;
+  reason: string;
+  count: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export class AttestVerdictCountsRepo {
+  static readonly collectionName = 'attest_verdict_counts';
+  private readonly col: Collection<AttestVerdictCountDoc>;
+  constructor(db: Db) {
+    this.col = db.collection<AttestVerdictCountDoc>(AttestVerdictCountsRepo.collectionName);
+  }
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.col, [{ key: { appId: 1, dayStart: 1 }, name: 'app_day' }]);
+  }
+  /** Counts one verdict: an upsert whose _id names its row, so concurrent instances add to the same one. */
+  async count(row: { appId: string; at: Date; engine: string; verdict: string; reason: string }): Promise<void> {
+    const dayStart = new Date(Math.floor(row.at.getTime() / DAY_MS) * DAY_MS);
+    const _id = [row.appId, dayStart.toISOString().slice(0, 10), row.engine, row.verdict, row.reason].join('|');
+    await this.col.updateOne(
+      { _id },
+      { $inc: { count: 1 }, $setOnInsert: { appId: row.appId, dayStart, engine: row.engine, verdict: row.verdict, reason: row.reason } },
+      { upsert: true },
+    );
+  }
+  /** The app's rows of the days that start in [from, to), oldest first, at most `limit` + 1 (the caller refuses beyond). */
+  inRange(appId: string, from: Date, to: Date, limit: number): Promise<AttestVerdictCountDoc[]> {
+    return this.col.find({ appId, dayStart: { $gte: from, $lt: to } }).sort({ dayStart: 1 }).limit(limit + 1).toArray();
+  }
+}
