@@ -64,6 +64,18 @@ it('rotates the signing key and can revoke the previous ones', async () => {
   expect((await h.deps.repos.signingKeys.findActive())?._id).toBe(second.kid);
 });
 
+it('rotates the attestation verdict key apart from the signing key; the JWKS keeps the previous one until it is revoked', async () => {
+  const signing = (await h.deps.repos.signingKeys.findActive())?._id;
+  const first = oneJson((await cli(['attest-key', 'rotate'])).stdout);
+  const second = oneJson((await cli(['attest-key', 'rotate'])).stdout);
+  expect(first.kid).toMatch(/^ak_/);
+  const kids = (await h.deps.attestKeys.publicJwks()).keys.map((k) => k.kid);
+  expect(kids).toEqual(expect.arrayContaining([first.kid, second.kid]));
+  const third = oneJson((await cli(['attest-key', 'rotate', '--revoke-previous'])).stdout);
+  expect((await h.deps.attestKeys.publicJwks()).keys.map((k) => k.kid)).toEqual([third.kid]);
+  expect((await h.deps.repos.signingKeys.findActive())?._id).toBe(signing);
+});
+
 it('reads the audit trail of an app', async () => {
   const app = oneJson((await cli(['app', 'create', '--name', 'x', '--plan', 'indie'])).stdout);
   const { recordAudit } = await import('../../src/services/audit-service');
