@@ -6,6 +6,7 @@ import { parseRoute, routeHash, type Route, VIEWS } from './route';
 import { SignIn, type Identity } from './sign-in';
 import { Async, Empty, Panel } from './ui';
 import { useQuery } from './use-query';
+import { AttestationView } from './views/attestation';
 import { BuildsView } from './views/builds';
 import { KeysView } from './views/keys';
 import { RefusedView } from './views/refused';
@@ -136,6 +137,8 @@ function Shell({ identity, signOut }: { identity: Identity; signOut(): void }) {
               <TopDetectionsView {...props} />
             ) : current.id === 'builds' ? (
               <BuildsView {...props} />
+            ) : current.id === 'attestation' ? (
+              <AttestationView {...props} />
             ) : current.id === 'refused' ? (
               <RefusedView {...props} />
             ) : current.id === 'suppressions' ? (

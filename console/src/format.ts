@@ -20,6 +20,15 @@ export function rangeVariables(range: { from: string; to: string }): { range: { 
 const number = new Intl.NumberFormat('en-US');
 export const n = (value: number): string => number.format(value);
 
+/** `part` of `whole` as a whole percentage; never 0% or 100% when it is not exactly that. */
+export function percent(part: number, whole: number): string {
+  if (whole <= 0) return '—';
+  const p = (part * 100) / whole;
+  if (part > 0 && p < 1) return '<1%';
+  if (part < whole && p > 99) return '>99%';
+  return `${Math.round(p)}%`;
+}
+
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');

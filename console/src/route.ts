@@ -4,6 +4,7 @@ export const VIEWS = [
   { id: 'threats', title: 'Threats', hint: 'per detection per day' },
   { id: 'top', title: 'Top detections', hint: 'by app version and build' },
   { id: 'builds', title: 'Builds', hint: 'grades and findings' },
+  { id: 'attestation', title: 'Attestation', hint: 'device verdicts by engine and reason' },
   { id: 'refused', title: 'Refused exchanges', hint: "CI can't get a token" },
   { id: 'suppressions', title: 'Suppressions', hint: 'accepted findings, until when' },
   { id: 'keys', title: 'API keys', hint: 'list and revoke' },

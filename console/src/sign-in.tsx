@@ -38,7 +38,7 @@ export function SignIn(props: { notice: string | null; signedIn(who: Identity): 
         <div class="brand brand-large">
           <span class="logo" aria-hidden="true">◆</span> shieldgate <span class="brand-sub">console</span>
         </div>
-        <p class="muted">Threats, builds, refused CI exchanges and API keys of every app, for support and security staff.</p>
+        <p class="muted">Threats, builds, device attestation, refused CI exchanges and API keys of every app, for support and security staff.</p>
         {props.notice ? (
           <p class="notice" role="status" data-notice>
             {props.notice}

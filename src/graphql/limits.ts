@@ -69,6 +69,7 @@ const AGGREGATES = new Set([
   'App.threatBreakdown',
   'App.buildTrend',
   'App.refusedExchanges',
+  'App.attestVerdicts',
   'Query.refusedExchanges',
   'Query.latestGradeDistribution',
   'Query.threatStats',

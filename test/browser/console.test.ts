@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { startHarness, bearer, type Harness } from '../support/harness';
+import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
+import { mintClassicToken, playIntegrityKeys, signerDigest } from '../support/play-integrity-tokens';
 import { revokeStaff } from '../../src/services/keys-service';
 import { CONSOLE_CSP, CONSOLE_DIST } from '../../src/http/console';
 import { REPO_ROOT } from '../../src/core/paths';
@@ -16,6 +17,7 @@ import { launchChromium, screenshot, watchProblems, type PageProblems } from './
 import { HISTORY_BUILDS, seed, type Seeded } from './seed';
 import { COMPARED_SCAN, SUPPRESSIONS, expectedFindings, shownDiff, shownFindings, shownRefs, shownSuppressions, type ApiComparedScan, type ApiSuppression } from './comparison-checks';
 import { operatorContext } from '../../src/services/operator-context';
+import { ATTEST_REASONS } from '../../console/src/views/attest-reasons';
 
 const DAY = 86_400_000;
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
@@ -400,7 +402,7 @@ describe('views', () => {
 
   it('an app with no data shows designed empty states in every view', async () => {
     const s = await open(support, route('threats', {}, data.quietAppId));
-    for (const view of ['threats', 'top', 'builds', 'refused', 'suppressions', 'keys']) {
+    for (const view of ['threats', 'top', 'builds', 'attestation', 'refused', 'suppressions', 'keys']) {
       await s.page.click(`[data-view=${view}]`);
       // Every panel done loading, and an empty state where data would be. A failed panel ends the wait too, so the
       // failure names the service's answer instead of a timeout. The bound is generous: on a machine loaded by the
@@ -410,10 +412,186 @@ describe('views', () => {
       await s.page.waitForSelector(`.main[data-current=${view}] .empty`);
       await s.page.waitForSelector('.main .loading', { state: 'detached', timeout: 100_000 });
       expect(await s.page.$('.main .error')).toBeNull();
-      if (view === 'threats' || view === 'refused' || view === 'suppressions') await screenshot(s.page, `console-empty-${view}`);
+      if (view === 'attestation') {
+        // An app that never configured attestation: the stub answers it and is not counted; how to turn engines on.
+        const empty = await s.page.textContent('.main[data-current=attestation] [data-panel=verdicts]');
+        expect(empty).toContain('stub');
+        expect(empty).toContain(`PUT /v1/apps/${data.quietAppId}/attestation`);
+      }
+      if (view === 'threats' || view === 'attestation' || view === 'refused' || view === 'suppressions') await screenshot(s.page, `console-empty-${view}`);
     }
     await clean(s);
   }, 300_000);
+});
+
+describe('device attestation', () => {
+  // The seed's release-signed build (2.5.0): androidManifest's default package and versionCode, its signer recorded by
+  // its verified release scan. Play Integrity tokens are minted with keys made here (only Google holds real ones).
+  const PACKAGE = 'com.example.app';
+  const VERSION_CODE = '7';
+  const pi = playIntegrityKeys();
+  let device: string;
+  let signer: string;
+  /** `${day} ${engine} ${verdict} ${reason}` -> the verdicts the service answered here. */
+  const given = new Map<string, number>();
+  const threats = { attested: '', plain: '' };
+
+  type Answer = { verdict: string; reasons: string[]; engine: string; build: { id: string; version: string } | null; verdictToken?: string };
+  async function verify(body: Record<string, unknown>): Promise<Answer> {
+    const res = await h.api('/v1/attest/verify', { method: 'POST', headers: json(device), body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as Answer;
+    const key = `${isoDay(h.clock.now().getTime())} ${answer.engine} ${answer.verdict} ${answer.reasons[0] ?? 'none'}`;
+    given.set(key, (given.get(key) ?? 0) + 1);
+    return answer;
+  }
+  async function challenge(): Promise<string> {
+    const res = await h.api('/v1/attest/challenges', { method: 'POST', headers: bearer(device) });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { nonce: string }).nonce;
+  }
+  const token = (nonce: string, appIntegrity: Record<string, unknown> = {}) =>
+    mintClassicToken(pi, { requestDetails: { requestPackageName: PACKAGE, nonce }, appIntegrity: { packageName: PACKAGE, certificateSha256Digest: [signerDigest(signer)], versionCode: VERSION_CODE, ...appIntegrity } }, { now: h.clock.now() });
+
+  /** What a device does, and what the service must answer. */
+  const attempts = {
+    genuine: async () => {
+      const nonce = await challenge();
+      const answer = await verify({ token: await token(nonce), nonce, platform: 'android' });
+      expect(answer).toMatchObject({ verdict: 'trusted', reasons: [], engine: 'play_integrity', build: { id: data.builds.clean, version: '2.5.0' } });
+      return answer;
+    },
+    clone: async () => {
+      const nonce = await challenge();
+      const answer = await verify({ token: await token(nonce, { certificateSha256Digest: [signerDigest('ab'.repeat(32))] }), nonce, platform: 'android' });
+      expect(answer).toMatchObject({ verdict: 'untrusted', reasons: ['signer_mismatch'] });
+    },
+    unregistered: async () => {
+      const nonce = await challenge();
+      const answer = await verify({ token: await token(nonce, { versionCode: '8' }), nonce, platform: 'android' });
+      expect(answer).toMatchObject({ verdict: 'suspicious', reasons: ['version_unregistered'] });
+    },
+    replayed: async () => {
+      const nonce = await challenge();
+      await verify({ token: await token(nonce), nonce, platform: 'android' });
+      expect(await verify({ token: await token(nonce), nonce, platform: 'android' })).toMatchObject({ verdict: 'untrusted', reasons: ['nonce_replayed'] });
+    },
+    // Not a JWE: a key attestation chain, an engine this app did not configure.
+    chain: async () => {
+      const nonce = await challenge();
+      expect(await verify({ token: 'bm90LWEtY2VydGlmaWNhdGUtY2hhaW4', nonce, platform: 'android' })).toMatchObject({ verdict: 'untrusted', reasons: ['engine_unconfigured'], engine: 'key_attestation' });
+    },
+  };
+
+  beforeAll(async () => {
+    const team = (await h.newKey(data.appId, ['rules:read', 'rules:write', 'builds:read'])).key;
+    device = (await h.newKey(data.appId, ['attest:verify', 'events:ingest'])).key;
+    const configured = await h.api(`/v1/apps/${data.appId}/attestation`, { method: 'PUT', headers: json(team), body: JSON.stringify({ android: { packageName: PACKAGE, playIntegrity: pi.config } }) });
+    expect(configured.status).toBe(200);
+    const signers = (await (await h.api(`/v1/apps/${data.appId}/signers?package=${PACKAGE}`, { headers: bearer(team) })).json()) as { data: Array<{ sha256: string }> };
+    signer = signers.data[0].sha256;
+
+    // Three UTC days of verdicts. Challenges are purged by a TTL index on the real clock: the seed's clock runs two days
+    // ahead of it (seedBaselines), so a challenge made two days back on it is still live.
+    const start = h.clock.now().getTime();
+    expect(start - 2 * DAY).toBeGreaterThan(Date.now() - 30 * 60_000);
+    const plan: Array<[number, Array<keyof typeof attempts>]> = [
+      [2, ['genuine', 'genuine', 'genuine', 'clone']],
+      [1, ['genuine', 'unregistered', 'replayed', 'clone']],
+      [0, ['clone', 'chain']],
+    ];
+    for (const [daysAgo, steps] of plan) {
+      h.clock.set(start - daysAgo * DAY);
+      for (const step of steps) await attempts[step]();
+    }
+    h.clock.set(start);
+
+    // Two devices report a hooking threat on the release: one with the verdict token it just received, one without.
+    const verdict = await attempts.genuine();
+    const event = (name: string) => ({
+      detection: 'hooking', verdict: 'compromised', confidence: 0.9, action: 'block', signals: [`frida_server_${name}`], platform: 'android',
+      appVersion: '2.5.0', buildId: data.builds.clean, occurredAt: h.clock.now().toISOString(), deviceId: `device-console-${name}`,
+    });
+    for (const [name, extra] of [['attested', { verdictToken: verdict.verdictToken }], ['plain', {}]] as const) {
+      const res = await h.api('/v1/events', { method: 'POST', headers: json(device), body: JSON.stringify({ ...extra, events: [event(name)] }) });
+      expect(res.status).toBe(202);
+    }
+    const listed = await gql<{ app: { threats: { nodes: Array<{ id: string; signals: string[] }> } } }>(admin, 'query($id: ID!) { app(id: $id) { threats(first: 50) { nodes { id signals } } } }', { id: data.appId });
+    for (const name of ['attested', 'plain'] as const) threats[name] = listed.app.threats.nodes.find((t) => t.signals.includes(`frida_server_${name}`))!.id;
+  }, 120_000);
+
+  it('the Attestation view: every cell equals attestVerdicts, with the stats, the reasons in words and the engines', async () => {
+    const { app } = await gql<{ app: { attestVerdicts: Array<{ day: string; engine: string; verdict: string; reason: string; count: number }> } }>(
+      admin,
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { attestVerdicts(range: $range) { day engine verdict reason count } } }',
+      { appId: data.appId, range: apiRange() },
+    );
+    const expected = new Map(app.attestVerdicts.map((r) => [`${r.day} ${r.engine} ${r.verdict} ${r.reason}`, r.count]));
+    expect(expected).toEqual(given); // each verdict the devices got, counted once
+    expect(new Set(app.attestVerdicts.map((r) => r.day)).size).toBe(3);
+    const s = await open(support, route('attestation'));
+    await s.page.waitForSelector('[data-table=verdicts]');
+    const cells = await s.page.$$eval('[data-table=verdicts] tbody td[data-reason]', (tds) =>
+      tds.map((td) => {
+        const tr = td.closest('tr');
+        return { key: `${tr?.getAttribute('data-day')} ${tr?.getAttribute('data-engine')} ${td.getAttribute('data-verdict')} ${td.getAttribute('data-reason')}`, text: (td.textContent ?? '').trim() };
+      }),
+    );
+    expect(new Map(cells.filter((c) => c.text !== '·').map((c) => [c.key, Number(c.text)]))).toEqual(expected);
+    // Each row's total is the sum of its cells; days newest first.
+    const days = await s.page.$$eval('[data-table=verdicts] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-day')));
+    expect(days).toEqual([...days].sort().reverse());
+
+    const sum = (pick: (r: (typeof app.attestVerdicts)[number]) => boolean) => app.attestVerdicts.filter(pick).reduce((a, r) => a + r.count, 0);
+    const total = sum(() => true);
+    const trusted = sum((r) => r.verdict === 'trusted');
+    expect(await s.page.textContent('[data-stat=verdicts] .stat-value')).toBe(String(total));
+    expect(await s.page.textContent('[data-stat=trusted] .stat-value')).toBe(`${Math.round((trusted * 100) / total)}%`);
+    expect(await s.page.textContent('[data-stat=suspicious] .stat-value')).toBe(String(sum((r) => r.verdict === 'suspicious')));
+    expect(await s.page.textContent('[data-stat=untrusted-reason] .stat-value')).toBe('signer mismatch'); // the clones: 3 of 5 untrusted
+
+    // The legend: each reason of the range once, in the words of attest-reasons.ts (docs/attestation.md's table).
+    const legend = await s.page.$$eval('[data-legend] li', (lis) => lis.map((li) => ({ reason: li.getAttribute('data-reason'), text: li.textContent ?? '' })));
+    expect(legend.map((l) => l.reason).sort()).toEqual([...new Set(app.attestVerdicts.map((r) => r.reason))].sort());
+    for (const l of legend) expect(l.text).toContain(ATTEST_REASONS[l.reason!]);
+    expect(await s.page.textContent('[data-legend] li[data-reason=signer_mismatch]')).toContain('clone');
+    const engines = await s.page.$$eval('[data-table=engines] tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-engine'), Number(tr.querySelector('[data-field=total]')?.textContent)]));
+    expect(engines).toEqual([
+      ['play_integrity', sum((r) => r.engine === 'play_integrity')],
+      ['key_attestation', sum((r) => r.engine === 'key_attestation')],
+    ]);
+    await screenshot(s.page, 'console-attestation');
+    await clean(s);
+  });
+
+  it('the threats view: a threat reported with a verdict token is attested, with the build the verdict named, and opens it', async () => {
+    type ApiThreat = { id: string; attested: boolean; attestedBuildId: string | null; attestedBuild: { version: string; platform: string } | null };
+    const { app } = await gql<{ app: { threats: { nodes: ApiThreat[] } } }>(
+      admin,
+      'query($id: ID!, $from: DateTime, $to: DateTime) { app(id: $id) { threats(first: 25, filter: { from: $from, to: $to }) { nodes { id attested attestedBuildId attestedBuild { version platform } } } } }',
+      { id: data.appId, ...apiRange() },
+    );
+    const attested = app.threats.nodes.find((t) => t.id === threats.attested)!;
+    expect(attested).toEqual({ id: threats.attested, attested: true, attestedBuildId: data.builds.clean, attestedBuild: { version: '2.5.0', platform: 'android' } });
+    expect(app.threats.nodes.find((t) => t.id === threats.plain)).toMatchObject({ attested: false, attestedBuildId: null });
+    const s = await open(support, route('threats'));
+    await s.page.waitForSelector(`[data-table=threats] tr[data-threat="${threats.attested}"]`);
+    // The first page as the API lists it, each threat attested or not as the API says.
+    const rows = await s.page.$$eval('[data-table=threats] tbody tr', (trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-threat'), attested: tr.getAttribute('data-attested') === 'true', attestedBuildId: tr.querySelector('[data-field=attested]')?.getAttribute('data-build') || null })),
+    );
+    expect(rows).toEqual(app.threats.nodes.map((t) => ({ id: t.id, attested: t.attested, attestedBuildId: t.attestedBuildId })));
+    const row = `[data-table=threats] tr[data-threat="${threats.attested}"]`;
+    expect(await s.page.textContent(`${row} [data-field=attested]`)).toBe('attested 2.5.0 · android');
+    expect(await s.page.textContent(`[data-table=threats] tr[data-threat="${threats.plain}"] [data-field=attested]`)).toBe('not attested');
+    expect(await s.page.textContent('[data-panel=threats] [data-field=attested]')).toBe(String(app.threats.nodes.filter((t) => t.attested).length));
+    await screenshot(s.page, 'console-threats-attested');
+    // The attested build opens with its findings.
+    await s.page.click(`${row} [data-field=attested] button.link`);
+    await s.page.waitForSelector('[data-panel=finding]');
+    expect(s.page.url()).toContain(`build=${data.builds.clean}`);
+    await clean(s);
+  });
 });
 
 describe('comparison with the baseline, and suppressions', () => {

@@ -41,7 +41,7 @@ function deprecatedUses(s: GraphQLSchema, document: DocumentNode): string[] {
 }
 
 it('reads the console operations', () => {
-  expect(consoleOps.map((f) => f.operationName)).toEqual(expect.arrayContaining(['AppBuilds', 'AppKeys', 'ConsoleApps', 'RefusedExchanges']));
+  expect(consoleOps.map((f) => f.operationName)).toEqual(expect.arrayContaining(['AppBuilds', 'AppKeys', 'AppThreats', 'AttestVerdicts', 'ConsoleApps', 'RefusedExchanges']));
 });
 
 it('finds a deprecated field, argument and enum value when a document uses one', () => {
