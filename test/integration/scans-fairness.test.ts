@@ -215,14 +215,17 @@ it('claims a job queued or woken in its own process at once, not at its next pol
   };
   await waitDone(id);
   expect(ran).toEqual([id]);
-  // A deferred job (written as defer leaves one: due in an hour, waiting for the first) woken by the job it waited for.
+  // A deferred job (written as defer leaves one: due in an hour, waiting for an earlier job) woken by the job it waited
+  // for. It waits for a job of its own: the runner wakes the waiters of the job it just ran after marking it done, so a
+  // waiter of that job could be woken by the runner itself once the test sees it done.
   const now = h.clock.now();
   const waiting = 'job_fairwaiting';
+  const earlier = 'job_fairearlier';
   const later = new Date(now.getTime() + 3_600_000);
-  await h.deps.db.collection<ScanJobDoc>('scan_jobs').insertOne({ _id: waiting, appId: 'app_nudged', buildId: 'bld_fairwaiting', state: 'queued', attempts: 1, deferrals: 1, turn: 0, leaseUntil: null, runAfter: later, waitsFor: id, lastError: null, createdAt: now, updatedAt: now });
+  await h.deps.db.collection<ScanJobDoc>('scan_jobs').insertOne({ _id: waiting, appId: 'app_nudged', buildId: 'bld_fairwaiting', state: 'queued', attempts: 1, deferrals: 1, turn: 0, leaseUntil: null, runAfter: later, waitsFor: earlier, lastError: null, createdAt: now, updatedAt: now });
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(ran).toEqual([id]);
-  await h.deps.repos.scanJobs.wakeWaiters(id, h.clock.now());
+  await h.deps.repos.scanJobs.wakeWaiters(earlier, h.clock.now());
   await waitDone(waiting);
   await runner.stop();
   expect(ran).toEqual([id, waiting]);
