@@ -18,6 +18,9 @@ import { revocationStatus, type RevocationList } from './revocation';
  * - A token that does not read as strict DER certificates with a KeyDescription in the leaf is `token_malformed`, alone.
  *   So is a KeyDescription with a tag @peculiar/asn1-android does not know, as Google's verifier refuses unknown tags:
  *   a KeyMint version newer than the library's needs a library update.
+ * - A leaf whose attestationChallenge is not the one this service issued is `challenge_mismatch`, alone, before any
+ *   signature is checked: a chain made for another challenge (replayed, or forged to be expensive) says nothing about
+ *   this request, and so costs a parse, not the chain's cryptography. App Attest stops at its nonce the same way.
  * - Otherwise every check runs and each failing one adds its reason, in the order below, once.
  * - The chain must end in a configured root, sent by the device, byte for byte (chain.ts, anchorOf).
  */
@@ -89,6 +92,8 @@ function readToken(chain: Buffer): Token | null {
 function check(input: KeyAttestationInput, { certs, descriptions, leaf, appId }: Token): KeyAttestationResult {
   const reasons: AttestReason[] = [];
   const kd = leaf.parsed;
+  // 0. The challenge this service issued, before any cryptography (see above).
+  if (!octets(kd.attestationChallenge).equals(input.challenge)) return { reasons: ['challenge_mismatch'] };
 
   // 1. The chain: links, the ATTEST_KEY rule, the leaf's story shared by the attest keys above it, a configured root.
   const level = kd.attestationSecurityLevel;
@@ -102,18 +107,16 @@ function check(input: KeyAttestationInput, { certs, descriptions, leaf, appId }:
   if (!datesHold(certs, anchor, input.now)) reasons.push('certificate_expired');
   // 3. Revocation: any certificate of the chain, REVOKED or SUSPENDED.
   if (certs.some((c) => revocationStatus(input.revocation, c.parts.serialHex) !== null)) reasons.push('certificate_revoked');
-  // 4. The leaf: the challenge this service issued.
-  if (!octets(kd.attestationChallenge).equals(input.challenge)) reasons.push('challenge_mismatch');
-  // 5. Hardware-backed: both security levels TEE or StrongBox and equal (Google's verifier: MISMATCHED_SECURITY_LEVELS),
+  // 4. Hardware-backed: both security levels TEE or StrongBox and equal (Google's verifier: MISMATCHED_SECURITY_LEVELS),
   //    a root of trust, and a key generated inside the keystore (an imported key proves nothing about the device).
   const origin = hardwareProperty(leaf, 'origin');
   if (!SECURITY_LEVELS[level] || kd.keymasterSecurityLevel !== level || !rot || origin === undefined || Number(origin) !== ORIGIN_GENERATED) {
     reasons.push('software_keystore');
   }
-  // 6. The device: bootloader locked, boot verified.
+  // 5. The device: bootloader locked, boot verified.
   if (rot && rot.deviceLocked !== true) reasons.push('device_unlocked');
   if (rot && rot.verifiedBootState !== BOOT_VERIFIED) reasons.push('boot_unverified');
-  // 7. The app: the configured package, signed by its recorded signer.
+  // 6. The app: the configured package, signed by its recorded signer.
   const wanted = Buffer.from(input.packageName, 'utf8');
   const pkg = appId?.packages.find((p) => p.name.equals(wanted));
   if (!pkg) reasons.push('package_mismatch');

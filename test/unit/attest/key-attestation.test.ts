@@ -230,12 +230,24 @@ describe('mutations of a trusted chain (google-rkp-pixel7pro-2023)', () => {
       ...base,
       chain: Buffer.concat(c.certs.slice(0, -1)),
       now: TODAY,
+      packageName: 'com.example.other',
+      recordedSigners: ['00'.repeat(32)],
+      revocation: parseRevocationList(JSON.stringify({ entries: { [certificateParts(c.certs[1]).serialHex]: { status: 'REVOKED' } } })),
+    });
+    expect(result.reasons).toEqual(['chain_untrusted', 'certificate_expired', 'certificate_revoked', 'package_mismatch', 'signer_mismatch']);
+  });
+
+  it('a chain made for another challenge is challenge_mismatch alone, whatever else is wrong with it', () => {
+    const result = verifyKeyAttestation({
+      ...base,
+      chain: Buffer.concat(c.certs.slice(0, -1)),
+      now: TODAY,
       challenge: Buffer.from('another'),
       packageName: 'com.example.other',
       recordedSigners: ['00'.repeat(32)],
       revocation: parseRevocationList(JSON.stringify({ entries: { [certificateParts(c.certs[1]).serialHex]: { status: 'REVOKED' } } })),
     });
-    expect(result.reasons).toEqual(['chain_untrusted', 'certificate_expired', 'certificate_revoked', 'challenge_mismatch', 'package_mismatch', 'signer_mismatch']);
+    expect(result).toEqual({ reasons: ['challenge_mismatch'] });
   });
 });
 
