@@ -11,7 +11,7 @@ export interface AttestChallengeDoc {
   appId: string;
   createdAt: Date;
   expiresAt: Date;
-  /** When a verification consumed it; null while unused. */
+  /** Null while unused; then when it was last presented (consume). */
   usedAt: Date | null;
   /** Kept this long after expiry so a late replay is told `nonce_replayed`, not `nonce_unknown`; then the TTL removes it. */
   purgeAt: Date;
@@ -35,14 +35,15 @@ export class AttestChallengesRepo {
     await this.col.insertOne(doc);
   }
   /**
-   * Consumes the app's challenge for `nonce`: `live` for exactly one caller, however many race (the conditional update
-   * on `usedAt: null` is one atomic write); an expired one is consumed too, and answered `expired`.
+   * Consumes the app's challenge for `nonce`, in one command whatever the answer (a flood of unknown or replayed
+   * nonces costs one write each): `live` for exactly one caller, however many race, because only the update that
+   * finds `usedAt` null sees it so before it moves ($max: null sorts before any date); an expired one is consumed
+   * too, and answered `expired`. `usedAt` ends as the last time the nonce was presented.
    */
   async consume(appId: string, nonce: string, now: Date): Promise<ChallengeState> {
-    const _id = challengeIdOf(nonce);
-    const before = await this.col.findOneAndUpdate({ _id, appId, usedAt: null }, { $set: { usedAt: now } }, { returnDocument: 'before' });
-    if (before) return before.expiresAt > now ? 'live' : 'expired';
-    const seen = await this.col.findOne({ _id, appId }, { projection: { _id: 1 } });
-    return seen ? 'replayed' : 'unknown';
+    const before = await this.col.findOneAndUpdate({ _id: challengeIdOf(nonce), appId }, { $max: { usedAt: now } }, { returnDocument: 'before' }); // FerretDB refuses a projection on findAndModify
+    if (!before) return 'unknown';
+    if (before.usedAt !== null) return 'replayed';
+    return before.expiresAt > now ? 'live' : 'expired';
   }
 }
