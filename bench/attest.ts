@@ -61,7 +61,7 @@ import { loadAttestTrust, type AttestTrust } from '../src/attest/trust/trust-sto
 import { APPLE_APP_ATTEST_ROOTS } from '../src/attest/roots/apple';
 import { GOOGLE_ATTESTATION_ROOTS } from '../src/attest/roots/google';
 import { openSecret, sealSecret } from '../src/crypto/secret-box';
-import { sealedKeyRecordId } from '../src/services/attest/sealed-key';
+import { sealedKeyRecordId } from '../src/attest/sealed-key';
 import { androidKeyChain } from '../test/fixtures/android-key-corpus';
 import { encryptClassic, mintClassicToken, playIntegrityKeys, signerDigest } from '../test/support/play-integrity-tokens';
 

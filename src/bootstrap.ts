@@ -21,6 +21,8 @@ import { FailedUploadTokens } from './uploads/failed-upload-tokens';
 import { RunningExports } from './threats/export-budget';
 import { WindowCache } from './threats/window-cache';
 import { WebhookCache } from './webhooks/webhook-cache';
+import { AttestConfigCache } from './attest/state/config-cache';
+import { VerdictTally } from './attest/state/verdict-tally';
 import { AppCache } from './auth/app-cache';
 
 export interface DepsOptions {
@@ -63,6 +65,12 @@ async function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
+/**
+ * How long an instance signs attestation verdicts with the key it last read: one read per verification was a fifth
+ * of its database commands. A rotation reaches every instance within this time (docs/attestation.md).
+ */
+const ATTEST_KEY_CACHE_MS = 5_000;
+
 /** Builds the process-wide dependencies: database, repositories (indexes ensured), keys, limiter, schema. */
 export async function createDeps(config: Config, options: DepsOptions = {}): Promise<Deps> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -76,7 +84,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
   if (redis) await redisReady(redis, 3000);
   const signingKeys = new SigningKeys(repos.signingKeys, clock, config.publicBaseUrl, config.keyEncryptionKey);
-  const attestKeys = new SigningKeys(repos.attestSigningKeys, clock, config.publicBaseUrl, config.keyEncryptionKey, { kidPrefix: 'ak', rotateCommand: 'attest-key rotate' });
+  const attestKeys = new SigningKeys(repos.attestSigningKeys, clock, config.publicBaseUrl, config.keyEncryptionKey, { kidPrefix: 'ak', rotateCommand: 'attest-key rotate', activeKeyCacheMs: ATTEST_KEY_CACHE_MS });
   const artifacts = createArtifactStore(config, logger);
   // A store that is down at start must not keep the service from starting: uploads answer 503 until it is back.
   await artifacts.init().catch((err) => logger.warn({ err: { message: err.message } }, 'artifact store not ready yet'));
@@ -105,6 +113,8 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       apps: new AppCache(),
       windows: new WindowCache(),
       webhooks: new WebhookCache(),
+      attestConfigs: new AttestConfigCache(),
+      verdictTally: new VerdictTally(repos.attestVerdictCounts, logger),
       scanWorkers: new ScanWorkers(config.scanIsolation),
       fixedDocumentCosts: new WeakMap(),
     },
@@ -112,6 +122,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
 }
 
 export async function closeDeps(deps: Deps, opts: { closeMongo: boolean } = { closeMongo: true }): Promise<void> {
+  await deps.instance.verdictTally.flush();
   deps.redis?.disconnect();
   if (opts.closeMongo) await deps.mongo.close();
 }

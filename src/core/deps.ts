@@ -18,6 +18,8 @@ import type { WebhookCache } from '../webhooks/webhook-cache';
 import type { AppCache } from '../auth/app-cache';
 import type { ScanWorkers } from '../scan/worker';
 import type { AttestTrust } from '../attest/trust/trust-store';
+import type { AttestConfigCache } from '../attest/state/config-cache';
+import type { VerdictTally } from '../attest/state/verdict-tally';
 
 /**
  * What one instance keeps in memory beside its dependencies, made with them (src/bootstrap.ts): one set per process
@@ -37,6 +39,10 @@ export interface InstanceState {
   windows: WindowCache;
   /** Each app's webhooks, remembered for a few seconds. */
   webhooks: WebhookCache;
+  /** Each app's attestation configuration, its Play Integrity keys opened, remembered for a few seconds. */
+  attestConfigs: AttestConfigCache;
+  /** The attestation verdicts given lately, added to the dashboard's counts a second later. */
+  verdictTally: VerdictTally;
   /** The analysis workers of this instance's scan jobs (SCAN_WORKERS at most), shared by every runner it starts. */
   scanWorkers: ScanWorkers;
   /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */

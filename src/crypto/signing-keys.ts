@@ -34,8 +34,11 @@ export class SigningKeys {
     private readonly clock: Clock,
     private readonly issuer: string,
     private readonly kek: Buffer | null = null,
-    /** Names the set in key ids and messages: `sk` the service's tokens, `ak` attestation verdicts. */
-    private readonly set: { kidPrefix: string; rotateCommand: string } = { kidPrefix: 'sk', rotateCommand: 'signing-key rotate' },
+    /**
+     * Names the set in key ids and messages: `sk` the service's tokens, `ak` attestation verdicts. `activeKeyCacheMs`:
+     * how long this instance keeps signing with the active key it read (0: it reads it for every signature).
+     */
+    private readonly set: { kidPrefix: string; rotateCommand: string; activeKeyCacheMs?: number } = { kidPrefix: 'sk', rotateCommand: 'signing-key rotate' },
   ) {}
 
   /**
@@ -63,6 +66,7 @@ export class SigningKeys {
     const kid = await this.insertActiveKey();
     await this.repo.retireAllExcept(kid);
     const revoked = opts.revokePrevious ? await this.repo.revokeAllExcept(kid, this.clock.now()) : 0;
+    this.cachedActive = null;
     return { kid, revoked };
   }
 
@@ -83,6 +87,23 @@ export class SigningKeys {
   }
 
   private firstKey: Promise<string> | null = null;
+  /** The active key as last read, when the set caches it (activeKeyCacheMs): read again once `until` passes. */
+  private cachedActive: { doc: SigningKeyDoc; until: number } | null = null;
+
+  /**
+   * The key that signs. A set that caches it (the verdict keys: a signature on every device verification) reads it at
+   * most once per activeKeyCacheMs, so a rotation by the CLI reaches a running instance within that time; until then
+   * it signs with the previous key, which still verifies (retired) unless the rotation revoked it.
+   */
+  private async signingKey(): Promise<SigningKeyDoc> {
+    const cacheMs = this.set.activeKeyCacheMs ?? 0;
+    // Real time, not the service clock: this only paces reads, nothing expires by it.
+    const now = performance.now();
+    if (cacheMs > 0 && this.cachedActive && this.cachedActive.until > now) return this.cachedActive.doc;
+    const doc = await this.activeKey();
+    if (cacheMs > 0) this.cachedActive = { doc, until: now + cacheMs };
+    return doc;
+  }
 
   /**
    * The newest active key. On a database without one, the first key is inserted WITHOUT retiring others: when
@@ -126,7 +147,7 @@ export class SigningKeys {
   }
 
   async sign(type: TokenType, claims: Record<string, unknown>, expiresAt: Date): Promise<string> {
-    const key = await this.activeKey();
+    const key = await this.signingKey();
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', kid: key._id, typ: type })
       .setIssuer(this.issuer)

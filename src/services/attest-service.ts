@@ -56,7 +56,7 @@ const CHALLENGE_REASONS: Record<Exclude<ChallengeState, 'live'>, AttestReason> =
  */
 export async function verifyAttestation(ctx: RequestContext, input: AttestRequestInput): Promise<AttestAnswer> {
   const { appId } = requireDeviceKey(ctx, 'attest:verify');
-  const config = await ctx.repos.attestationConfigs.find(appId);
+  const config = await ctx.deps.instance.attestConfigs.of(ctx.repos, appId, ctx.deps.config.keyEncryptionKey);
   if (!config) return evaluateStub({ token: input.token, nonce: input.nonce, platform: input.platform });
 
   const engine = engineFor(input);
@@ -66,7 +66,7 @@ export async function verifyAttestation(ctx: RequestContext, input: AttestReques
   const challenge = await ctx.repos.attestChallenges.consume(appId, input.nonce, ctx.clock.now());
   if (challenge !== 'live') {
     reasons = [CHALLENGE_REASONS[challenge]];
-  } else if (!engineConfigured(config, engine)) {
+  } else if (!engineConfigured(config.doc, engine)) {
     reasons = ['engine_unconfigured'];
   } else {
     const result = await runEngine(ctx, appId, config, engine, input);
@@ -79,7 +79,7 @@ export async function verifyAttestation(ctx: RequestContext, input: AttestReques
   }
   const verdict = verdictOf(reasons);
   metrics.attestVerdicts.inc({ engine, verdict, reason: reasons[0] ?? 'none' });
-  await ctx.repos.attestVerdictCounts.count({ appId, at: ctx.clock.now(), engine, verdict, reason: reasons[0] ?? 'none' });
+  ctx.deps.instance.verdictTally.add({ appId, at: ctx.clock.now(), engine, verdict, reason: reasons[0] ?? 'none' });
   const verdictToken = await signVerdictToken(ctx, { appId, verdict, engine, platform: input.platform, keyId, buildId: build?.id ?? null, nonce: input.nonce });
   return { valid: verdict !== 'untrusted', verdict, reasons, engine, keyId, build, verdictToken };
 }

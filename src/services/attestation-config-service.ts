@@ -5,7 +5,7 @@ import { sealSecret } from '../crypto/secret-box';
 import type { AttestationConfigDoc, AppAttestEnvironment, DeviceIntegrityLevel } from '../data/attestation-configs-repo';
 import { parsePlayIntegrityKeys } from '../attest/play-integrity';
 import { recordAudit, actorOf } from './audit-service';
-import { sealedKeyRecordId } from './attest/sealed-key';
+import { sealedKeyRecordId } from '../attest/sealed-key';
 
 /** PUT /v1/apps/{id}/attestation: the whole configuration; a platform left out (or null) is not attested. */
 export interface AttestationConfigInput {
@@ -80,6 +80,7 @@ export async function configureAttestation(ctx: RequestContext, appId: string, i
     updatedAt: ctx.clock.now(),
   };
   await ctx.repos.attestationConfigs.replace(doc);
+  ctx.deps.instance.attestConfigs.forget(appId);
   await recordAudit(ctx, {
     appId,
     action: 'attestation.configured',

@@ -287,6 +287,7 @@ export async function attestVerdicts(ctx: RequestContext, input: { appId: string
   await appAccess(ctx, 'rules:read', input.appId, { write: false });
   checkRange(input.range);
   const cap = ctx.deps.config.dashboards.maxRows;
+  await ctx.deps.instance.verdictTally.flush(); // what this instance verified a moment ago
   const rows = await ctx.repos.attestVerdictCounts.inRange(input.appId, input.range.from, input.range.to, cap);
   if (rows.length > cap) tooManyRows(ctx, 'verdict counts');
   return rows

@@ -115,6 +115,20 @@ const APPLE = JSON.parse(readFileSync(path.join(__dirname, '../fixtures/attestat
 const PIXEL = androidKeyChain('google-rkp-pixel7pro-2023');
 
 describe('an app without a configuration', () => {
+  it('is remembered as such by the instance only until a configuration is put on it', async () => {
+    const app = (await h.newApp('scale')).appId;
+    const appAdmin = (await h.newKey(app, ['rules:write'])).key;
+    const appDevice = (await h.newKey(app, ['attest:verify'])).key;
+    const plain = 'nonce-cached-1';
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const stub = await jsonOf(verify({ token: `${b64({ alg: 'ES256' })}.${b64({ nonce: plain })}.${b64('s')}`, nonce: plain, platform: 'android' }, appDevice));
+    expect(stub.engine).toBe('stub');
+    expect((await configure({ android: { packageName: PACKAGE, keyAttestation: true } }, appAdmin, app)).status).toBe(200);
+    // The next verification on this instance is the configured engine's, not the stub remembered a moment ago.
+    const after = await jsonOf(verify({ token: 'not-a-chain', nonce: 'never-issued', platform: 'android' }, appDevice));
+    expect(after).toMatchObject({ engine: 'key_attestation', reasons: ['nonce_unknown'] });
+  });
+
   it('keeps the spec stub answer exactly, no challenge needed', async () => {
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     const token = `${b64({ alg: 'ES256' })}.${b64({ nonce: 'nonce-1234' })}.${b64('s')}`;
@@ -400,6 +414,18 @@ describe('the verdicts dashboard', () => {
     expect(countOf(rows1, 'key_attestation', 'untrusted', 'nonce_replayed')).toBe(countOf(rows0, 'key_attestation', 'untrusted', 'nonce_replayed') + 1);
     expect(countOf(rows1, 'key_attestation', 'untrusted', 'token_malformed')).toBe(countOf(rows0, 'key_attestation', 'untrusted', 'token_malformed') + 1);
     expect(new Set(rows1.map((r: any) => r.day))).toEqual(new Set([new Date().toISOString().slice(0, 10)]));
+
+    // A verdict another instance gave reaches this instance's dashboard once that instance adds its counts (a second
+    // later, on its own): counted once, not lost because it was held in the other process's memory.
+    const elsewhere = await challenge();
+    await verify({ token: 'not-a-jwe-not-a-chain', nonce: elsewhere, platform: 'android' }, device, second.baseUrl);
+    const malformed0 = countOf(rows1, 'key_attestation', 'untrusted', 'token_malformed');
+    let malformed = malformed0;
+    for (const until = Date.now() + 10_000; malformed === malformed0 && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      const rows = await jsonOf(h.api('/graphql', { method: 'POST', headers: json(staff), body: JSON.stringify({ query: `{ app(id: "${appId}") { attestVerdicts(range: { from: "${from}", to: "${to}" }) { day engine verdict reason count } } }` }) }));
+      malformed = countOf(rows.data.app.attestVerdicts, 'key_attestation', 'untrusted', 'token_malformed');
+    }
+    expect(malformed).toBe(malformed0 + 1);
   });
 });
 

@@ -83,7 +83,7 @@ it('refuses any principal but an API key with attest:verify, even an access toke
   const { verifyAttestation } = await import('../../src/services/attest-service');
   const input = { token: `${b64({ alg: 'ES256' })}.${b64({ nonce: NONCE })}.${b64('s')}`, nonce: NONCE, platform: 'android' as const };
   // An app without an attestation configuration: the stub answers (the configured path is test/integration/attestation*).
-  const ctxOf = (principal: unknown) => ({ principal, repos: { attestationConfigs: { find: async () => null } } }) as never;
+  const ctxOf = (principal: unknown) => ({ principal, deps: { config: { keyEncryptionKey: null }, instance: { attestConfigs: { of: async () => null } } } }) as never;
   const oidc = { kind: 'oidc', appId: 'app_x', scopes: ['attest:verify'] };
   await expect(verifyAttestation(ctxOf(oidc), input)).rejects.toMatchObject({ code: 'insufficient_scope' });
   await expect(verifyAttestation(ctxOf({ kind: 'staff', role: 'admin' }), input)).rejects.toMatchObject({ code: 'insufficient_scope' });

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context';
 import type { AttestationConfigDoc } from '../../data/attestation-configs-repo';
+import type { AttestAppConfig } from '../../attest/state/config-cache';
 import type { AttestReason } from '../../attest/reasons';
 import { strictBase64url } from '../../attest/strict-base64';
 import { decodeStrictCbor } from '../../attest/cbor';
 import { verifyAppAssertion, verifyAppAttestation, type AppAttestApp } from '../../attest/app-attest';
 import { verifyKeyAttestation } from '../../attest/key-attestation';
-import { parsePlayIntegrityKeys, verifyPlayIntegrity } from '../../attest/play-integrity';
-import { openSecret } from '../../crypto/secret-box';
-import { sealedKeyRecordId } from './sealed-key';
+import { verifyPlayIntegrity } from '../../attest/play-integrity';
 import { recordedAndroidSigners } from './build-match';
 
 export type EngineName = 'app_attest' | 'play_integrity' | 'key_attestation';
@@ -53,18 +52,14 @@ const nonceBytes = (nonce: string) => Buffer.from(nonce, 'utf8');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
 
 /** Runs the engine the request is for; the challenge was consumed already. Never throws for what a device sent. */
-export async function runEngine(ctx: RequestContext, appId: string, config: AttestationConfigDoc, engine: EngineName, input: AttestRequestInput): Promise<EngineResult> {
-  if (engine === 'app_attest') return appAttest(ctx, appId, config.ios!, input);
-  const android = config.android!;
+export async function runEngine(ctx: RequestContext, appId: string, config: AttestAppConfig, engine: EngineName, input: AttestRequestInput): Promise<EngineResult> {
+  if (engine === 'app_attest') return appAttest(ctx, appId, config.doc.ios!, input);
+  const android = config.doc.android!;
   const recordedSigners = await recordedAndroidSigners(ctx, appId, android.packageName);
   if (engine === 'play_integrity') {
-    const keys = parsePlayIntegrityKeys({
-      decryptionKey: openSecret(android.playIntegrity!.decryptionKey, ctx.deps.config.keyEncryptionKey, sealedKeyRecordId(appId)),
-      verificationKey: android.playIntegrity!.verificationKey,
-    }).keys!;
     const result = await verifyPlayIntegrity({
       token: input.token,
-      keys,
+      keys: config.playIntegrityKeys!,
       packageName: android.packageName,
       nonce: input.nonce,
       recordedSigners,
