@@ -11,6 +11,7 @@ const toAttestationConfig = (doc: AttestationConfigDoc): AttestationConfig => ({
         playIntegrity: doc.android.playIntegrity ? { decryptionKey: 'set', verificationKey: doc.android.playIntegrity.verificationKey } : null,
         keyAttestation: doc.android.keyAttestation,
         minDeviceIntegrity: doc.android.minDeviceIntegrity,
+        appSigningCertificates: doc.android.appSigningCertificates ?? null,
       }
     : null,
   ios: doc.ios,

@@ -116,7 +116,6 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       attestConfigs: new AttestConfigCache(),
       verdictTally: new VerdictTally(repos.attestVerdictCounts, logger),
       scanWorkers: new ScanWorkers(config.scanIsolation),
-      fixedDocumentCosts: new WeakMap(),
     },
   };
 }

@@ -60,6 +60,7 @@ export const configureAttestation: RestHandler<'configureAttestation'> = async (
           playIntegrity: android.playIntegrity ?? null,
           keyAttestation: android.keyAttestation ?? null,
           minDeviceIntegrity: android.minDeviceIntegrity ?? null,
+          appSigningCertificates: android.appSigningCertificates ?? null,
         }
       : null,
     ios: ios ?? null,

@@ -9,7 +9,7 @@ import { Tag, decode } from 'cbor2';
  */
 export class CborError extends Error {}
 
-/** Tokens are at most 8,192 base64url characters (6,144 bytes); a larger object is not one. */
+/** Tokens are at most 8,192 base64url characters (6,144 bytes); 8 KiB leaves room and no more. */
 export const MAX_CBOR_BYTES = 8192;
 
 /**

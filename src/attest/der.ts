@@ -113,10 +113,14 @@ export function certificateParts(der: Buffer): CertificateParts {
     if (!list || list.tag !== DER.SEQUENCE) throw new StrictDerError('bad extensions');
     for (const ext of children(der, list)) {
       const parts = children(der, ext);
+      // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue }: DER omits a FALSE default, so a
+      // middle field is a BOOLEAN TRUE or the extension is not DER.
+      if (parts.length !== 2 && parts.length !== 3) throw new StrictDerError('bad extension');
+      if (parts.length === 3 && (parts[1].tag !== DER.BOOLEAN || parts[1].end - parts[1].body !== 1 || der[parts[1].body] !== 0xff)) throw new StrictDerError('bad extension');
       const oid = readOid(der, parts[0]);
-      const critical = parts.length === 3 && parts[1].tag === DER.BOOLEAN && der[parts[1].body] === 0xff;
+      const critical = parts.length === 3;
       const value = parts[parts.length - 1];
-      if (value.tag !== DER.OCTET_STRING || parts.length > 3) throw new StrictDerError('bad extension');
+      if (value.tag !== DER.OCTET_STRING) throw new StrictDerError('bad extension');
       if (extensions.has(oid)) throw new StrictDerError(`extension ${oid} appears twice`);
       extensions.set(oid, { critical, value: bodyOf(der, value) });
     }

@@ -45,8 +45,6 @@ export interface InstanceState {
   verdictTally: VerdictTally;
   /** The analysis workers of this instance's scan jobs (SCAN_WORKERS at most), shared by every runner it starts. */
   scanWorkers: ScanWorkers;
-  /** The cost against this instance's schema of each REST document executed without variables (rest/support/execute.ts). */
-  fixedDocumentCosts: WeakMap<object, number>;
 }
 
 /** Process-wide dependencies, built once at start (src/bootstrap.ts) and shared by every request. */

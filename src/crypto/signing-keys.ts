@@ -161,9 +161,14 @@ export class SigningKeys {
    * a retired key stays listed so tokens signed before a rotation verify until they expire; a revoked one is dropped.
    */
   async publicJwks(): Promise<{ keys: JWK[] }> {
-    const docs = await this.repo.findVerifying();
+    // Served without a credential: requests that arrive while a read is in flight share it, so a flood of them costs
+    // one read at a time; an answer is as fresh as the read in flight when its request arrived.
+    this.jwksReading ??= this.repo.findVerifying().finally(() => (this.jwksReading = null));
+    const docs = await this.jwksReading;
     return { keys: docs.map((d) => ({ ...d.publicJwk, kid: d._id, alg: 'ES256', use: 'sig' })) };
   }
+
+  private jwksReading: Promise<Array<Pick<SigningKeyDoc, '_id' | 'publicJwk'>>> | null = null;
 
   private publicKeys: { readAt: number; byKid: Map<string, CryptoKey | Uint8Array> } | null = null;
   private publicKeysLoading: Promise<Map<string, CryptoKey | Uint8Array>> | null = null;

@@ -16,6 +16,12 @@ export interface AttestationConfigDoc {
     playIntegrity: { decryptionKey: StoredSecret; verificationKey: string } | null;
     keyAttestation: boolean;
     minDeviceIntegrity: DeviceIntegrityLevel;
+    /**
+     * Lowercase hex SHA-256 of the certificates devices install the app with, when the operator gave them (Play App
+     * Signing: Google signs what devices install, not the upload key the scans record); absent or null: the signers
+     * registry's recorded signer.
+     */
+    appSigningCertificates?: string[] | null;
   } | null;
   ios: { teamId: string; bundleId: string; environment: AppAttestEnvironment } | null;
   updatedAt: Date;

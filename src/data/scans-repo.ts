@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIfAbsent } from './db';
 import type { FindingRef, Platform, ScanFinding } from '../scan';
-import type { AndroidSigning, ScanInventory, ScanSigning } from '../scan/model/types';
+import type { ScanInventory, ScanSigning } from '../scan/model/types';
 import type { SignerContinuity } from './signers-repo';
 
 export type ScanEngine = 'preview' | 'static';
@@ -49,15 +49,10 @@ export interface ScanDoc {
 
 /** The static scan an attested versionCode names (ScansRepo.latestStaticForVersionCode). */
 export type VersionCodeScan = {
-  scanId: string;
   buildId: string;
   grade: string;
-  score: number;
   /** The package's versionName. */
   version: string | null;
-  /** Who signed the package: what the attested signing certificate digests are compared with. */
-  signing: AndroidSigning | null;
-  createdAt: Date;
 };
 
 /** Scans of every app. Each read takes the app it is restricted to (null: any app, staff only). */
@@ -145,19 +140,9 @@ export class ScansRepo {
       .find({ appId, engine: 'static', 'target.platform': 'android', 'target.name': packageName, 'target.versionCode': versionCode })
       .sort({ createdAt: -1, _id: -1 })
       .limit(1)
-      .project<Pick<ScanDoc, '_id' | 'buildId' | 'grade' | 'score' | 'target' | 'signing' | 'createdAt'>>({ _id: 1, buildId: 1, grade: 1, score: 1, target: 1, signing: 1, createdAt: 1 })
+      .project<Pick<ScanDoc, 'buildId' | 'grade' | 'target'>>({ _id: 0, buildId: 1, grade: 1, target: 1 })
       .toArray();
-    if (!latest) return null;
-    return {
-      scanId: latest._id,
-      buildId: latest.buildId,
-      grade: latest.grade,
-      score: latest.score,
-      version: latest.target.version,
-      // An Android scan's signing is AndroidSigning (schemes, lineage) or null; absent on scans stored before it.
-      signing: latest.signing && 'schemes' in latest.signing ? latest.signing : null,
-      createdAt: latest.createdAt,
-    };
+    return latest ? { buildId: latest.buildId, grade: latest.grade, version: latest.target.version } : null;
   }
   count(appId: string, engine: ScanEngine | null): Promise<number> {
     const filter: Filter<ScanDoc> = { appId };

@@ -582,6 +582,8 @@ export type AndroidAttestationConfig = {
   playIntegrity?: Maybe<PlayIntegrityConfig>;
   keyAttestation: Scalars['Boolean']['output'];
   minDeviceIntegrity: DeviceIntegrityLevel;
+  /** SHA-256 fingerprints (lowercase hex) of the certificates devices install the app with; null: the recorded signer. */
+  appSigningCertificates?: Maybe<Array<Scalars['String']['output']>>;
 };
 
 export type IosAttestationConfig = {
@@ -612,6 +614,8 @@ export type AndroidAttestationConfigInput = {
   keyAttestation?: InputMaybe<Scalars['Boolean']['input']>;
   /** Default MEETS_DEVICE_INTEGRITY. */
   minDeviceIntegrity?: InputMaybe<DeviceIntegrityLevel>;
+  /** With Play App Signing: the app signing key certificate's SHA-256 fingerprint(s) from Play Console (1 to 5). Null: the recorded signer. */
+  appSigningCertificates?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 export type IosAttestationConfigInput = {
@@ -1916,6 +1920,7 @@ export type AndroidAttestationConfigResolvers<ContextType = RequestContext, Pare
   playIntegrity?: Resolver<Maybe<ResolversTypes['PlayIntegrityConfig']>, ParentType, ContextType>;
   keyAttestation?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   minDeviceIntegrity?: Resolver<ResolversTypes['DeviceIntegrityLevel'], ParentType, ContextType>;
+  appSigningCertificates?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
 };
 
 export type IosAttestationConfigResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['IosAttestationConfig'] = ResolversParentTypes['IosAttestationConfig']> = {

@@ -5,6 +5,7 @@ import { evaluateStub, type AttestOutcome } from '../attest/attest-stub';
 import { verdictOf, type AttestReason, type AttestVerdict } from '../attest/reasons';
 import { challengeIdOf, type ChallengeState } from '../data/attest-challenges-repo';
 import { metrics } from '../metrics/registry';
+import { validationFailed, type FieldError } from '../core/errors';
 import { engineConfigured, engineFor, runEngine, type AttestRequestInput, type EngineName } from './attest/engines';
 import { buildForVersionCode, type MatchedBuild } from './attest/build-match';
 import { signVerdictToken } from './attest/verdict-token';
@@ -42,6 +43,20 @@ export async function createAttestChallenge(ctx: RequestContext): Promise<Attest
   return { nonce, expiresAt };
 }
 
+/** The contract's bounds (openapi AttestRequest), which REST checks before the call: held here for /graphql too. */
+const MAX_TOKEN = 8192;
+const MAX_NONCE = 128;
+/** DCAppAttestService's key identifier: standard base64 of a SHA-256. */
+const KEY_ID = /^[A-Za-z0-9+/]{43}=$/;
+
+function checkBounds(input: AttestRequestInput): void {
+  const errors: FieldError[] = [];
+  if (input.token.length < 8 || input.token.length > MAX_TOKEN) errors.push({ pointer: '/token', message: `must be 8 to ${MAX_TOKEN} characters` });
+  if (input.nonce.length < 8 || input.nonce.length > MAX_NONCE) errors.push({ pointer: '/nonce', message: `must be 8 to ${MAX_NONCE} characters` });
+  if (input.keyId != null && !KEY_ID.test(input.keyId)) errors.push({ pointer: '/keyId', message: 'must be the standard base64 of a SHA-256 (44 characters)' });
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
 const CHALLENGE_REASONS: Record<Exclude<ChallengeState, 'live'>, AttestReason> = {
   unknown: 'nonce_unknown',
   expired: 'nonce_expired',
@@ -56,6 +71,7 @@ const CHALLENGE_REASONS: Record<Exclude<ChallengeState, 'live'>, AttestReason> =
  */
 export async function verifyAttestation(ctx: RequestContext, input: AttestRequestInput): Promise<AttestAnswer> {
   const { appId } = requireDeviceKey(ctx, 'attest:verify');
+  checkBounds(input);
   const config = await ctx.deps.instance.attestConfigs.of(ctx.repos, appId, ctx.deps.config.keyEncryptionKey);
   if (!config) return evaluateStub({ token: input.token, nonce: input.nonce, platform: input.platform });
 

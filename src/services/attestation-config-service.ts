@@ -14,6 +14,7 @@ export interface AttestationConfigInput {
     playIntegrity?: { decryptionKey: string; verificationKey: string } | null;
     keyAttestation?: boolean | null;
     minDeviceIntegrity?: DeviceIntegrityLevel | null;
+    appSigningCertificates?: string[] | null;
   } | null;
   ios?: { teamId: string; bundleId: string; environment: AppAttestEnvironment } | null;
 }
@@ -24,6 +25,13 @@ const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 const TEAM_ID = /^[A-Z0-9]{10}$/;
 // CFBundleIdentifier: letters, digits, hyphens and dots (Apple's documented alphabet).
 const BUNDLE_ID = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/;
+// A SHA-256 certificate fingerprint as Play Console shows it (colon-separated hex pairs) or as plain hex.
+const FINGERPRINT = /^(?:[0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$|^[0-9A-Fa-f]{64}$/;
+/** Play App Signing has one app signing key, plus the previous one after an upgrade: a few, never a list. */
+const MAX_APP_SIGNING_CERTIFICATES = 5;
+
+/** The fingerprint as the engines compare it: lowercase hex, no colons. */
+const normalFingerprint = (text: string): string => text.replace(/:/g, '').toLowerCase();
 
 /** An app's attestation configuration (rules:read, or staff); 404 when it has none (it keeps the stub engine). */
 export async function getAttestationConfig(ctx: RequestContext, appId: string): Promise<AttestationConfigDoc> {
@@ -45,6 +53,15 @@ function inputErrors(input: AttestationConfigInput): FieldError[] {
       errors.push({ pointer: '/android', message: 'configure playIntegrity, keyAttestation or both' });
     }
     if (android.playIntegrity) errors.push(...parsePlayIntegrityKeys(android.playIntegrity).errors);
+    const certificates = android.appSigningCertificates;
+    if (certificates) {
+      if (certificates.length < 1 || certificates.length > MAX_APP_SIGNING_CERTIFICATES) {
+        errors.push({ pointer: '/android/appSigningCertificates', message: `must list 1 to ${MAX_APP_SIGNING_CERTIFICATES} fingerprints, or be null` });
+      }
+      certificates.slice(0, MAX_APP_SIGNING_CERTIFICATES).forEach((c, i) => {
+        if (!FINGERPRINT.test(c)) errors.push({ pointer: `/android/appSigningCertificates/${i}`, message: 'must be a SHA-256 certificate fingerprint (64 hex digits, colons allowed)' });
+      });
+    }
   }
   if (ios) {
     if (!TEAM_ID.test(ios.teamId)) errors.push({ pointer: '/ios/teamId', message: 'must be an Apple team id, 10 upper-case letters and digits' });
@@ -74,6 +91,7 @@ export async function configureAttestation(ctx: RequestContext, appId: string, i
             : null,
           keyAttestation: Boolean(android.keyAttestation),
           minDeviceIntegrity: android.minDeviceIntegrity ?? 'MEETS_DEVICE_INTEGRITY',
+          appSigningCertificates: android.appSigningCertificates ? [...new Set(android.appSigningCertificates.map(normalFingerprint))] : null,
         }
       : null,
     ios: ios ? { teamId: ios.teamId, bundleId: ios.bundleId, environment: ios.environment } : null,
@@ -89,6 +107,7 @@ export async function configureAttestation(ctx: RequestContext, appId: string, i
       playIntegrity: Boolean(doc.android?.playIntegrity),
       keyAttestation: doc.android?.keyAttestation ?? false,
       minDeviceIntegrity: doc.android?.minDeviceIntegrity ?? null,
+      appSigningCertificates: doc.android?.appSigningCertificates?.length ?? 0,
       iosApp: doc.ios ? `${doc.ios.teamId}.${doc.ios.bundleId}` : null,
       iosEnvironment: doc.ios?.environment ?? null,
     },

@@ -102,6 +102,8 @@ type BatchAttestation = { attested: boolean; attestedBuildId: string | null };
 async function attestationOfBatch(ctx: RequestContext, appId: string, verdictToken: string | null): Promise<BatchAttestation> {
   const none = { attested: false, attestedBuildId: null };
   if (!verdictToken || verdictToken.length > MAX_VERDICT_TOKEN) return none;
+  // A forged token is refused against the cached public keys, without the database read verify() does for the key's status.
+  if (!(await ctx.deps.attestKeys.signatureHolds('verdict', verdictToken))) return none;
   const verified = await ctx.deps.attestKeys.verify('verdict', verdictToken);
   const claims = verified?.claims;
   if (!claims || claims.sub !== appId || claims.aud !== appId || claims.verdict === 'untrusted') return none;

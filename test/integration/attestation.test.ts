@@ -164,7 +164,7 @@ describe('configuration', () => {
     expect(res.status).toBe(200);
     expect(text).not.toContain(pi.config.decryptionKey);
     const body = JSON.parse(text);
-    expect(body.android).toEqual({ packageName: PACKAGE, playIntegrity: { decryptionKey: 'set', verificationKey: pi.config.verificationKey }, keyAttestation: true, minDeviceIntegrity: 'MEETS_DEVICE_INTEGRITY' });
+    expect(body.android).toEqual({ packageName: PACKAGE, playIntegrity: { decryptionKey: 'set', verificationKey: pi.config.verificationKey }, keyAttestation: true, minDeviceIntegrity: 'MEETS_DEVICE_INTEGRITY', appSigningCertificates: null });
     const got = await h.api(`/v1/apps/${appId}/attestation`, { headers: bearer(admin) });
     expect(await jsonOf(got)).toEqual(body);
     const stored = JSON.stringify(await h.deps.db.collection('attestation_configs').findOne({ _id: appId as never }));
@@ -248,6 +248,28 @@ describe('Play Integrity', () => {
     const body = await jsonOf(verify({ token, nonce, platform: 'android' }));
     expect(body).toMatchObject({ valid: true, verdict: 'suspicious', reasons: ['version_unregistered'], build: null });
   });
+
+  it('compares with the app signing certificates the app gave (Play App Signing), not the upload key the scans recorded', async () => {
+    const appSigning = 'cd'.repeat(32);
+    const asPlayConsoleShowsIt = appSigning.toUpperCase().match(/../g)!.join(':');
+    const ios = { teamId: APPLE.teamId, bundleId: APPLE.bundleId, environment: APPLE.environment };
+    const put = (appSigningCertificates: unknown) => configure({ android: { packageName: PACKAGE, playIntegrity: pi.config, keyAttestation: true, appSigningCertificates }, ios });
+    const refused = await put(['not-a-fingerprint', appSigning]);
+    expect(refused.status).toBe(422);
+    expect((await jsonOf(refused)).errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/android/appSigningCertificates/0']);
+    const set = await put([asPlayConsoleShowsIt]);
+    expect(set.status).toBe(200);
+    expect((await jsonOf(set)).android.appSigningCertificates).toEqual([appSigning]);
+    try {
+      const nonce = await challenge();
+      const installed = await jsonOf(verify({ token: await genuine(nonce, signerDigest(appSigning)), nonce, platform: 'android' }));
+      expect(installed).toMatchObject({ verdict: 'trusted', reasons: [], build: { id: buildId } });
+      const again = await challenge();
+      expect((await jsonOf(verify({ token: await genuine(again), nonce: again, platform: 'android' }))).reasons).toEqual(['signer_mismatch']);
+    } finally {
+      expect((await put(null)).status).toBe(200);
+    }
+  });
 });
 
 describe('App Attest, real iPhone data', () => {
@@ -265,6 +287,20 @@ describe('App Attest, real iPhone data', () => {
     h.clock.set(new Date());
     await plantChallenge(APPLE.clientDataUtf8);
     expect((await jsonOf(verify({ token, nonce: APPLE.clientDataUtf8, platform: 'ios' }))).reasons).toEqual(['certificate_expired']);
+  });
+
+  it('refuses an assertion by a key attested in another environment than the one configured now', async () => {
+    h.clock.set(new Date(APPLE.assertion.capturedAt));
+    const nonce = APPLE.assertion.clientDataUtf8;
+    const ios = (environment: string) => configure({ android: { packageName: PACKAGE, playIntegrity: pi.config, keyAttestation: true }, ios: { teamId: APPLE.teamId, bundleId: APPLE.bundleId, environment } });
+    expect(APPLE.environment).toBe('development');
+    expect((await ios('production')).status).toBe(200);
+    try {
+      await plantChallenge(nonce);
+      expect(await jsonOf(verify({ token: assertion, nonce, platform: 'ios', keyId: APPLE.keyId }))).toMatchObject({ verdict: 'untrusted', reasons: ['environment_mismatch'] });
+    } finally {
+      expect((await ios(APPLE.environment)).status).toBe(200);
+    }
   });
 
   it('accepts its real assertion once, and refuses it replayed', async () => {

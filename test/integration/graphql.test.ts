@@ -129,16 +129,6 @@ it('prices each dashboard aggregate by the rows it may read, so one request runs
   expect((await readJson(viaNodes)).errors[0].extensions.code).toBe('QUERY_TOO_COSTLY');
 });
 
-it('records the cost of an operation the REST facade executes on its context, for metrics', async () => {
-  const { appId } = await h.newApp();
-  const ctx = createContext(h.deps, { kind: 'staff', staffId: 'stf_cost', role: 'support' });
-  expect(ctx.graphqlCost).toBeUndefined();
-  const { app } = await execute(ctx, ThreatsDocument, { appId, filter: null, first: 100, after: null });
-  expect(app!.threats).toEqual({ nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
-  // app: 1 + (threats: 1 + 100 x (nodes: 1 + 14 fields, pageInfo: 1 + 2 fields)).
-  expect(ctx.graphqlCost).toBe(1 + 1 + 100 * (15 + 3));
-});
-
 it('refuses batched requests: one operation per request, each metered and limited', async () => {
   const res = await h.api('/graphql', {
     method: 'POST',

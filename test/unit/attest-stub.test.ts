@@ -91,3 +91,12 @@ it('refuses any principal but an API key with attest:verify, even an access toke
   await expect(verifyAttestation(ctxOf({ kind: 'api_key', appId: 'app_x', scopes: ['events:ingest'] }), input)).rejects.toMatchObject({ code: 'insufficient_scope' });
   await expect(verifyAttestation(ctxOf({ kind: 'api_key', appId: 'app_x', scopes: ['attest:verify'] }), input)).resolves.toMatchObject({ verdict: 'trusted' });
 });
+
+it('holds the contract bounds of token, nonce and keyId whoever calls it, with a pointer for each', async () => {
+  const { verifyAttestation } = await import('../../src/services/attest-service');
+  const ctx = { principal: { kind: 'api_key', appId: 'app_x', scopes: ['attest:verify'] }, deps: { config: { keyEncryptionKey: null }, instance: { attestConfigs: { of: async () => null } } } } as never;
+  const refusal = verifyAttestation(ctx, { token: 'x'.repeat(8193), nonce: 'n'.repeat(129), platform: 'ios', keyId: 'not-a-key-id' });
+  await expect(refusal).rejects.toMatchObject({ code: 'validation_failed' });
+  const errors = await refusal.catch((e: { errors: Array<{ pointer: string }> }) => e.errors.map((x) => x.pointer));
+  expect(errors).toEqual(['/token', '/nonce', '/keyId']);
+});

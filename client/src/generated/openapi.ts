@@ -1215,6 +1215,8 @@ export interface components {
                 } | null;
                 keyAttestation?: boolean | null;
                 minDeviceIntegrity?: components["schemas"]["DeviceIntegrityLevel"] | null;
+                /** @description With Play App Signing, Google signs what devices install: the SHA-256 fingerprint(s) of Play Console's "App signing key certificate" (64 hex digits, colons allowed), which Play Integrity and key attestation then compare with instead of the signer the scans recorded (the upload key). Null: the recorded signer. */
+                appSigningCertificates?: string[] | null;
             } | null;
             ios?: {
                 teamId: string;
@@ -1233,6 +1235,8 @@ export interface components {
                 } | null;
                 keyAttestation: boolean;
                 minDeviceIntegrity: components["schemas"]["DeviceIntegrityLevel"];
+                /** @description The fingerprints given, as lowercase hex; null when the recorded signer is compared with. */
+                appSigningCertificates: string[] | null;
             } | null;
             ios: {
                 teamId: string;

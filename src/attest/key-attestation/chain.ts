@@ -22,7 +22,10 @@ export interface ChainCertificate {
   x509: X509Certificate;
 }
 
-/** Real chains have 1 to 8 certificates (ATTEST_KEY chains the most); a token is at most 8,192 characters of base64url. */
+/**
+ * Real chains have 1 to 8 certificates (ATTEST_KEY chains the most). A request's token is at most 8,192 characters
+ * (6 KiB decoded); the engine's own bound is looser so that it holds for any caller.
+ */
 const MAX_CERTIFICATES = 10;
 const MAX_BYTES = 32 * 1024;
 /** A certificate nests about 8 levels deep (Certificate > TBS > [3] > Extensions > Extension ...). */

@@ -43,7 +43,10 @@ export interface KeyAttestationInput {
 
 export interface KeyAttestationResult {
   reasons: AttestReason[];
-  /** The configured package's version (versionCode) as the attestationApplicationId states it, to find its build. */
+  /**
+   * The configured package's version (versionCode) as the attestationApplicationId states it, to find its build;
+   * absent when the device is unlocked or its boot unverified (the system that states it is not vouched for).
+   */
   versionCode?: number;
   securityLevel?: 'TrustedEnvironment' | 'StrongBox';
 }
@@ -127,7 +130,10 @@ function check(input: KeyAttestationInput, { certs, descriptions, leaf, appId }:
   else if (!recorded.some((s) => appId?.signatureDigests.includes(s))) reasons.push('signer_mismatch');
 
   const result: KeyAttestationResult = { reasons: [...new Set(reasons)] };
-  if (pkg && pkg.version >= 0n && pkg.version <= BigInt(Number.MAX_SAFE_INTEGER)) result.versionCode = Number(pkg.version);
+  // The attestationApplicationId is written by Android, not by the secure hardware: on a device whose bootloader is
+  // unlocked or whose boot was not verified, the system that wrote it may be anyone's, so it names no build.
+  const systemVouched = rot?.deviceLocked === true && rot.verifiedBootState === BOOT_VERIFIED;
+  if (systemVouched && pkg && pkg.version >= 0n && pkg.version <= BigInt(Number.MAX_SAFE_INTEGER)) result.versionCode = Number(pkg.version);
   const securityLevel = SECURITY_LEVELS[level];
   if (securityLevel) result.securityLevel = securityLevel;
   return result;

@@ -40,7 +40,7 @@ const NONCE_TEXT = /^[A-Za-z0-9_-]+={0,2}$/;
 /**
  * Every check on the verdict; `reasons` lists each that failed, once, in the order checked (empty: trusted). A payload
  * that is not Google's documented shape gives `token_malformed` alone. `versionCode` is appIntegrity.versionCode
- * whenever the verdict carries one, so the caller can look up the registered build. Standard requests pass the
+ * when the verdict carries one and the device meets the minimum integrity, so the caller can look up the build. Standard requests pass the
  * `requestHash` they computed; it is then compared instead of the nonce. Never throws.
  */
 export function checkIntegrityPayload(payload: unknown, expect: IntegrityExpectations & { requestHash?: string }): { reasons: AttestReason[]; versionCode?: number } {
@@ -62,10 +62,13 @@ export function checkIntegrityPayload(payload: unknown, expect: IntegrityExpecta
     else if (!facts.app.signerDigestsHex.some((d) => recorded.includes(d))) reasons.add('signer_mismatch');
   }
 
-  if (!meetsLevel(facts.deviceLabels, expect.minDeviceIntegrity)) reasons.add('device_integrity_low');
+  const deviceVouched = meetsLevel(facts.deviceLabels, expect.minDeviceIntegrity);
+  if (!deviceVouched) reasons.add('device_integrity_low');
   if (facts.isTestingResponse) reasons.add('test_response');
 
-  return facts.app ? { reasons: [...reasons], versionCode: facts.app.versionCode } : { reasons: [...reasons] };
+  // What appIntegrity says about the app is gathered on the device: below the app's minimum integrity it names no
+  // build (the verdict may still be suspicious, as the contract has it, but never "this device runs build X").
+  return facts.app && deviceVouched ? { reasons: [...reasons], versionCode: facts.app.versionCode } : { reasons: [...reasons] };
 }
 
 function sameNonce(attested: string | undefined, requested: unknown): boolean {

@@ -28,9 +28,6 @@ export interface EngineResult {
   packageName?: string;
 }
 
-// DCAppAttestService's key identifier: standard base64 of a SHA-256.
-const KEY_ID = /^[A-Za-z0-9+/]{43}=$/;
-
 /**
  * Which engine a request is for: iOS is App Attest; on Android a compact JWE (five dot-separated parts) is a Play
  * Integrity token, anything else a key attestation chain. Decided from the request's form before anything is
@@ -43,7 +40,7 @@ export function engineFor(input: AttestRequestInput): EngineName {
 
 /** Whether the app configured the engine: an app attests only what it chose to. */
 export function engineConfigured(config: AttestationConfigDoc, engine: EngineName): boolean {
-  if (engine === 'app_attest') return config.ios !== null;
+  if (engine === 'app_attest') return Boolean(config.ios);
   if (engine === 'play_integrity') return Boolean(config.android?.playIntegrity);
   return Boolean(config.android?.keyAttestation);
 }
@@ -55,7 +52,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest();
 export async function runEngine(ctx: RequestContext, appId: string, config: AttestAppConfig, engine: EngineName, input: AttestRequestInput): Promise<EngineResult> {
   if (engine === 'app_attest') return appAttest(ctx, appId, config.doc.ios!, input);
   const android = config.doc.android!;
-  const recordedSigners = await recordedAndroidSigners(ctx, appId, android.packageName);
+  // With Play App Signing, devices install Google's signature, not the upload key the scans recorded: the operator's
+  // fingerprints of it win when given.
+  const recordedSigners = android.appSigningCertificates?.length ? android.appSigningCertificates : await recordedAndroidSigners(ctx, appId, android.packageName);
   if (engine === 'play_integrity') {
     const result = await verifyPlayIntegrity({
       token: input.token,
@@ -93,7 +92,6 @@ async function appAttest(ctx: RequestContext, appId: string, ios: NonNullable<At
   const app: AppAttestApp = ios;
   const object = strictBase64url(input.token);
   if (!object) return { engine, reasons: ['token_malformed'] };
-  if (input.keyId != null && !KEY_ID.test(input.keyId)) return { engine, reasons: ['key_unknown'] };
   const clientDataHash = sha256(nonceBytes(input.nonce));
   if (!isAssertion(object, input.keyId)) {
     const result = verifyAppAttestation({ object, clientDataHash, app, keyId: input.keyId ?? null, roots: ctx.deps.attestTrust.appleRoots, now: ctx.clock.now() });
@@ -107,6 +105,8 @@ async function appAttest(ctx: RequestContext, appId: string, ios: NonNullable<At
   const keyId = input.keyId!;
   const stored = await ctx.repos.appAttestKeys.find(appId, keyId);
   if (!stored) return { engine, reasons: ['key_unknown'], keyId };
+  // A key attested in development keeps asserting nothing once the app is configured for production (and back).
+  if (stored.environment !== ios.environment) return { engine, reasons: ['environment_mismatch'], keyId };
   const publicKeySpki = Buffer.from(stored.publicKeySpki, 'base64');
   const result = verifyAppAssertion({ assertion: object, clientDataHash, app, key: { keyId, publicKeySpki } });
   if (result.reasons.length > 0 || result.counter === undefined) return { engine, reasons: result.reasons, keyId };

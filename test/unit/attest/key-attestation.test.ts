@@ -61,7 +61,10 @@ describe('real chains, as their meta.json describes them', () => {
     const result = verifyKeyAttestation(inputsOf(c));
     expect(result.reasons).toEqual(deviceReasons(c));
     expect(result.securityLevel).toBe(c.meta.expected.securityLevel);
-    expect(result.versionCode).toBe(app.packageInfos[app.packageInfos.length - 1].version);
+    // A build is named only by a device locked with a verified boot: on any other, Android's statement of the app is
+    // written by a system nobody vouches for.
+    const vouched = deviceReasons(c).length === 0;
+    expect(result.versionCode).toBe(vouched ? app.packageInfos[app.packageInfos.length - 1].version : undefined);
     // Google's built-in roots anchor it the same way.
     const builtIn = GOOGLE_ATTESTATION_ROOTS.map((r) => ({ cert: new X509Certificate(r.pem), notBefore: r.notBefore, notAfter: r.notAfter }));
     expect(reasonsOf(inputsOf(c, { roots: builtIn }))).toEqual(deviceReasons(c));

@@ -148,6 +148,11 @@ describe('each check fires its reason on its mutation', () => {
     expect(await verify(await mint({ appIntegrity: { appRecognitionVerdict: 'UNEVALUATED' } }))).toEqual({ reasons: ['app_unrecognized'] });
   });
 
+  it('a device below the minimum integrity names no build: what it says of the app was gathered on it', async () => {
+    expect(await verify(await mint(labels(['MEETS_BASIC_INTEGRITY'])))).toEqual({ reasons: ['device_integrity_low'] });
+    expect(await verify(await mint(labels(['MEETS_BASIC_INTEGRITY'])), { minDeviceIntegrity: 'MEETS_BASIC_INTEGRITY' })).toEqual({ reasons: [], versionCode: CLASSIC_DEFAULTS.versionCode });
+  });
+
   it('an unrecognized version still gives its versionCode, and its signer is still checked', async () => {
     const token = await mint(ai({ appRecognitionVerdict: 'UNRECOGNIZED_VERSION', versionCode: '7', certificateSha256Digest: [signerDigest(OTHER_SIGNER)] }));
     expect(await verify(token)).toEqual({ reasons: ['app_unrecognized', 'signer_mismatch'], versionCode: 7 });
