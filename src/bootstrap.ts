@@ -22,6 +22,7 @@ import { RunningExports } from './threats/export-budget';
 import { WindowCache } from './threats/window-cache';
 import { WebhookCache } from './webhooks/webhook-cache';
 import { AttestConfigCache } from './attest/state/config-cache';
+import { AttestFactsCache } from './attest/state/facts-cache';
 import { VerdictTally } from './attest/state/verdict-tally';
 import { AppCache } from './auth/app-cache';
 
@@ -114,6 +115,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       windows: new WindowCache(),
       webhooks: new WebhookCache(),
       attestConfigs: new AttestConfigCache(),
+      attestFacts: new AttestFactsCache(),
       verdictTally: new VerdictTally(repos.attestVerdictCounts, logger),
       scanWorkers: new ScanWorkers(config.scanIsolation),
     },

@@ -19,6 +19,7 @@ import type { AppCache } from '../auth/app-cache';
 import type { ScanWorkers } from '../scan/worker';
 import type { AttestTrust } from '../attest/trust/trust-store';
 import type { AttestConfigCache } from '../attest/state/config-cache';
+import type { AttestFactsCache } from '../attest/state/facts-cache';
 import type { VerdictTally } from '../attest/state/verdict-tally';
 
 /**
@@ -41,6 +42,8 @@ export interface InstanceState {
   webhooks: WebhookCache;
   /** Each app's attestation configuration, its Play Integrity keys opened, remembered for a few seconds. */
   attestConfigs: AttestConfigCache;
+  /** Recorded signers and version-code builds that verifications found, remembered for a few seconds. */
+  attestFacts: AttestFactsCache;
   /** The attestation verdicts given lately, added to the dashboard's counts a second later. */
   verdictTally: VerdictTally;
   /** The analysis workers of this instance's scan jobs (SCAN_WORKERS at most), shared by every runner it starts. */
