@@ -60,8 +60,6 @@ import { parsePlayIntegrityKeys, verifyPlayIntegrity } from '../src/attest/play-
 import { loadAttestTrust, type AttestTrust } from '../src/attest/trust/trust-store';
 import { APPLE_APP_ATTEST_ROOTS } from '../src/attest/roots/apple';
 import { GOOGLE_ATTESTATION_ROOTS } from '../src/attest/roots/google';
-import { openSecret, sealSecret } from '../src/crypto/secret-box';
-import { sealedKeyRecordId } from '../src/attest/sealed-key';
 import { androidKeyChain } from '../test/fixtures/android-key-corpus';
 import { encryptClassic, mintClassicToken, playIntegrityKeys, signerDigest } from '../test/support/play-integrity-tokens';
 
@@ -476,12 +474,6 @@ async function main(): Promise<void> {
         const r = await verifyPlayIntegrity({ ...input, now: new Date() });
         if (r.reasons.length) throw new Error(`bare play integrity: ${r.reasons}`);
       }));
-      // What runEngine does before the engine on every Play Integrity request: open the sealed decryption key, parse both keys.
-      const kekBytes = Buffer.from(kek, 'base64');
-      const sealed = sealSecret(pi.config.decryptionKey, kekBytes, sealedKeyRecordId(appId));
-      const keysPerRequest = await bareLoop([sealed], BARE_SECONDS / 2, (stored) =>
-        parsePlayIntegrityKeys({ decryptionKey: openSecret(stored, kekBytes, sealedKeyRecordId(appId)), verificationKey: pi.config.verificationKey }));
-      rows[rows.length - 1].note = `the service also opens the sealed decryption key and parses both keys on every request, outside the engine: ${fmt(keysPerRequest.us, 0)} us per request, bare`;
 
       // Key attestation at the Pixel chain's time: the re-keyed chain per challenge (9-character nonces, the length of
       // the real "challenge", planted), then the real chain one call at a time.

@@ -41,6 +41,21 @@ export function readChain(chain: Buffer): ChainCertificate[] {
 }
 
 /**
+ * The leaf alone, read strictly (the same bounds and DER walk as readChain), without the rest of the chain or Node's
+ * X509 parser: what the engine looks at first. Null when it does not read; readChain then says why.
+ */
+export function readLeaf(chain: Buffer): CertificateParts | null {
+  try {
+    if (chain.length === 0 || chain.length > MAX_BYTES) return null;
+    const [leaf] = splitCertificates(chain, MAX_CERTIFICATES);
+    assertDerTree(leaf);
+    return certificateParts(leaf);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Every constructed value of the certificate, walked: definite, minimal lengths everywhere (OpenSSL, under
  * X509Certificate, accepts some BER the signature does not cover, such as the outer SEQUENCE's length), and only
  * SEQUENCE and SET constructed among universal types (DER writes strings primitive).

@@ -1,6 +1,7 @@
 import type { AttestReason } from '../reasons';
-import { anchorOf, datesHold, linksHold, readChain, type ChainCertificate, type TrustRoot } from './chain';
+import { anchorOf, datesHold, linksHold, readChain, readLeaf, type ChainCertificate, type TrustRoot } from './chain';
 import {
+  attestationChallengeOf,
   hardwareProperty,
   octets,
   readApplicationId,
@@ -60,6 +61,11 @@ const BOOT_VERIFIED = 0;
 
 export function verifyKeyAttestation(input: KeyAttestationInput): KeyAttestationResult {
   try {
+    // The challenge first, from the leaf alone: a chain made for another one costs a DER walk of one certificate, not
+    // the whole chain's X509 and KeyDescription parsing (check() compares it again once everything has read).
+    const leaf = readLeaf(input.chain);
+    const challenge = leaf && attestationChallengeOf(leaf);
+    if (challenge && !challenge.equals(input.challenge)) return { reasons: ['challenge_mismatch'] };
     const token = readToken(input.chain);
     return token ? check(input, token) : { reasons: ['token_malformed'] };
   } catch {

@@ -27,6 +27,23 @@ export interface KeyDescription {
   software: NonStandardAuthorizationList;
 }
 
+/**
+ * The attestationChallenge of a KeyDescription (its fifth field: version, security level, keymaster version, keymaster
+ * security level, challenge), read by the strict DER reader alone: what the engine compares before anything costly.
+ * Null when the value is not a SEQUENCE whose fifth field is an OCTET STRING; readKeyDescription then decides.
+ */
+export function attestationChallengeOf(parts: CertificateParts): Buffer | null {
+  const ext = parts.extensions.get(KEY_DESCRIPTION_OID);
+  if (!ext) return null;
+  try {
+    const fields = children(ext.value, readWhole(ext.value, DER.SEQUENCE));
+    const challenge = fields[4];
+    return challenge?.tag === DER.OCTET_STRING ? ext.value.subarray(challenge.body, challenge.end) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The KeyDescription of a certificate, or null when it carries none. */
 export function readKeyDescription(parts: CertificateParts): KeyDescription | null {
   const ext = parts.extensions.get(KEY_DESCRIPTION_OID);
