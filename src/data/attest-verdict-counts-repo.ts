@@ -30,6 +30,10 @@ export interface AttestVerdictCountRow {
 
 const DAY_MS = 86_400_000;
 
+/** The row a verdict counts in: its app, UTC day, engine, verdict and reason (the _id, so instances add to one row). */
+export const verdictCountId = (row: Pick<AttestVerdictCountRow, 'appId' | 'at' | 'engine' | 'verdict' | 'reason'>): string =>
+  [row.appId, row.at.toISOString().slice(0, 10), row.engine, row.verdict, row.reason].join('|');
+
 export class AttestVerdictCountsRepo {
   static readonly collectionName = 'attest_verdict_counts';
   private readonly col: Collection<AttestVerdictCountDoc>;
@@ -45,7 +49,7 @@ export class AttestVerdictCountsRepo {
     await this.col.bulkWrite(
       rows.map((row) => {
         const dayStart = new Date(Math.floor(row.at.getTime() / DAY_MS) * DAY_MS);
-        const _id = [row.appId, dayStart.toISOString().slice(0, 10), row.engine, row.verdict, row.reason].join('|');
+        const _id = verdictCountId(row);
         return {
           updateOne: {
             filter: { _id },

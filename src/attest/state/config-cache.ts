@@ -3,6 +3,7 @@ import type { AttestationConfigDoc } from '../../data/attestation-configs-repo';
 import { openSecret } from '../../crypto/secret-box';
 import { parsePlayIntegrityKeys, type PlayIntegrityKeys } from '../play-integrity';
 import { sealedKeyRecordId } from '../sealed-key';
+import { RecentReads } from './recent-reads';
 
 /**
  * How long this instance remembers an app's attestation configuration: every verification needs it, and it changes
@@ -21,28 +22,23 @@ export interface AttestAppConfig {
 
 /** The attestation configuration of each app, remembered for a few seconds by this instance (Deps.instance.attestConfigs). */
 export class AttestConfigCache {
-  private readonly apps = new Map<string, { until: number; config: AttestAppConfig | null }>();
+  private readonly apps = new RecentReads<AttestAppConfig | null>(CACHE_MS, MAX_APPS);
 
   /**
    * The app's configuration, or null when it has none (the stub answers): remembered either way, so an app on the
    * stub costs no read per verification either. Throws when the sealed key does not open with `kek`, as reading it
    * per request did: a misconfigured instance fails loudly rather than calling every token bad.
    */
-  async of(repos: Repositories, appId: string, kek: Buffer | null): Promise<AttestAppConfig | null> {
-    // Real time, not the service clock: this only paces reads, nothing expires by it.
-    const now = performance.now();
-    const hit = this.apps.get(appId);
-    if (hit && hit.until > now) return hit.config;
-    const doc = await repos.attestationConfigs.find(appId);
-    const config = doc ? { doc, playIntegrityKeys: openPlayIntegrityKeys(doc, kek) } : null;
-    if (this.apps.size >= MAX_APPS) this.apps.clear();
-    this.apps.set(appId, { until: now + CACHE_MS, config });
-    return config;
+  of(repos: Repositories, appId: string, kek: Buffer | null): Promise<AttestAppConfig | null> {
+    return this.apps.get(appId, async () => {
+      const doc = await repos.attestationConfigs.find(appId);
+      return doc ? { doc, playIntegrityKeys: openPlayIntegrityKeys(doc, kek) } : null;
+    });
   }
 
   /** After the app's configuration is replaced on this instance. */
   forget(appId: string): void {
-    this.apps.delete(appId);
+    this.apps.forget(appId);
   }
 }
 

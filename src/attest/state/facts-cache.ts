@@ -1,3 +1,5 @@
+import { RecentReads } from './recent-reads';
+
 /**
  * How long this instance remembers what a verification found about an app's package: its recorded signer, and the
  * registered build of a versionCode. Every Android verification needs both (three database reads of five); they
@@ -14,20 +16,9 @@ const MAX_FACTS = 10_000;
  * build of the same versionCode) within FOUND_MS.
  */
 export class AttestFactsCache {
-  private readonly facts = new Map<string, { until: number; value: unknown }>();
+  private readonly facts = new RecentReads<unknown>(FOUND_MS, MAX_FACTS, (value) => value !== null);
 
-  async found<T>(key: string, read: () => Promise<T | null>): Promise<T | null> {
-    // Real time, not the service clock: this only paces reads, nothing expires by it.
-    const now = performance.now();
-    const hit = this.facts.get(key);
-    if (hit && hit.until > now) return hit.value as T;
-    const value = await read();
-    if (value === null) {
-      this.facts.delete(key);
-      return null;
-    }
-    if (this.facts.size >= MAX_FACTS) this.facts.clear();
-    this.facts.set(key, { until: now + FOUND_MS, value });
-    return value;
+  found<T>(key: string, read: () => Promise<T | null>): Promise<T | null> {
+    return this.facts.get(key, read) as Promise<T | null>;
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/logger';
-import type { AttestVerdictCountsRepo, AttestVerdictCountRow } from '../../data/attest-verdict-counts-repo';
+import { verdictCountId, type AttestVerdictCountsRepo, type AttestVerdictCountRow } from '../../data/attest-verdict-counts-repo';
 
 /** How long a verdict waits in memory before it is added to the dashboard's counts. */
 const FLUSH_AFTER_MS = 1_000;
@@ -26,7 +26,7 @@ export class VerdictTally {
   /** Counts one verdict; never waits on the database. */
   add(row: Omit<AttestVerdictCountRow, 'count'>): void {
     // One row per UTC day: the day goes in the key, any instant of it in `at`.
-    const key = [row.appId, row.at.toISOString().slice(0, 10), row.engine, row.verdict, row.reason].join('|');
+    const key = verdictCountId(row);
     const held = this.pending.get(key);
     if (held) held.count += 1;
     else this.pending.set(key, { ...row, count: 1 });
