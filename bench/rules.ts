@@ -10,7 +10,9 @@
 // Run: npm run bench:rules
 import { performance } from 'node:perf_hooks';
 import { wildcardMatches } from '../src/oidc/subject';
-import { evaluateRules, type RuleConditions } from '../src/oidc/rule-evaluator';
+import { evaluateRules } from '../src/oidc/providers/evaluate';
+import { GITHUB } from '../src/oidc/providers/github';
+import type { RuleConditions } from '../src/oidc/providers/model';
 
 const TEXT_LENGTH = 2000;
 const text = 'a'.repeat(TEXT_LENGTH);
@@ -59,12 +61,13 @@ const rules: RuleConditions[] = Array.from({ length: 20 }, (_, i) => ({
   scopes: ['builds:write'],
 }));
 // Only the last segment varies, so each rule reaches the ref check with its 8 stars.
-for (const rule of rules) rule.subjectPattern = rule.subjectPattern.replace('refs/heads/x', 'refs/heads/a');
+for (const rule of rules) rule.subjectPattern = rule.subjectPattern!.replace('refs/heads/x', 'refs/heads/a');
 const ref = `refs/heads/${text}`;
 const payload = { sub: `repo:acme/mobile-app:ref:${ref}`, repository: 'acme/mobile-app', ref, event_name: 'push' };
-const evaluation = evaluateRules(rules, payload);
+const ISSUER = 'https://token.actions.githubusercontent.com';
+const evaluation = evaluateRules(GITHUB, ISSUER, ISSUER, rules, payload);
 if (evaluation.matches || evaluation.rules.some((r) => r.failed?.check !== 'subjectPattern.ref')) throw new Error('the bench rules must fail on the ref');
-console.log(`\nevaluator, 20 rules of 8 * against a ${ref.length}-character ref: ${fmt(microsPerCall(() => evaluateRules(rules, payload).matches))} us/token`);
+console.log(`\nevaluator, 20 rules of 8 * against a ${ref.length}-character ref: ${fmt(microsPerCall(() => evaluateRules(GITHUB, ISSUER, ISSUER, rules, payload).matches))} us/token`);
 
 // The former matcher grows with the text length to the power of the stars: shown on a 100-character text.
 const short = 'a'.repeat(100);

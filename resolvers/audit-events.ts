@@ -1,5 +1,5 @@
-import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers } from '../src/generated/graphql';
-import type { AuditDoc } from '../src/data/audit-repo';
+import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers, TokenClaimsResolvers } from '../src/generated/graphql';
+import type { AuditClaims, AuditDoc } from '../src/data/audit-repo';
 import type { AuditEventConnectionPage } from '../src/services/pages';
 import { actorOfEntry } from '../src/services/audit-service';
 import { auditLogConnection } from '../src/services/connections';
@@ -16,6 +16,11 @@ const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {
   targetAppId: (e) => (typeof e.details?.appId === 'string' ? e.details.appId : null),
 };
 
+/** GitHub's claims by name (the default resolvers), every provider's as a list. */
+const tokenClaims: TokenClaimsResolvers = {
+  all: (claims: AuditClaims) => Object.entries(claims).map(([name, value]) => ({ name, value })),
+};
+
 const auditEventConnection: MappedResolvers<AuditEventConnectionResolvers, AuditEventConnectionPage> = connectionFields<AuditDoc>();
 
 export const auditEventResolvers: Resolvers = {
@@ -24,4 +29,5 @@ export const auditEventResolvers: Resolvers = {
   },
   AuditEvent: auditEvent,
   AuditEventConnection: auditEventConnection,
+  TokenClaims: tokenClaims,
 };

@@ -9,7 +9,7 @@ const key = (b: BuildDoc) => ({ appId: b.appId, buildId: b._id });
 const build: MappedResolvers<BuildResolvers, BuildDoc> = {
   id: (b) => b._id,
   artifact: (b, _a, ctx) => toArtifactView(ctx, b),
-  provenance: (b) => b.provenance ?? null,
+  provenance: (b) => (b.provenance ? { ...b.provenance, provider: b.provenance.provider ?? 'github' } : null), // GitHub's before providers
   release: (b) => b.release === true,
   scans: async (b, _a, ctx) => (await ctx.loaders.scansOfBuild.load(key(b))).map((s) => ({ id: s._id, engine: s.engine, grade: s.grade, score: s.score })),
   // The parent build was authorized, and its app is the caller's own (app credentials) or any (staff).

@@ -8,6 +8,19 @@ import { connectionFields, type MappedResolvers } from './views';
 /** The internal slot has no field: it stays inside. */
 const oidcRule: MappedResolvers<OidcRuleResolvers, OidcRuleDoc> = {
   id: (r) => r._id,
+  provider: (r) => r.provider ?? 'github', // absent on rules stored before other providers existed
+  issuer: (r, _a, ctx) => r.issuer ?? ctx.deps.config.oidcIssuer,
+  namespaceId: (r) => r.namespaceId ?? null,
+  projectId: (r) => r.projectId ?? null,
+  configRef: (r) => r.configRef ?? null,
+  protectedRefOnly: (r) => r.protectedRefOnly ?? null,
+  organizationSlug: (r) => r.organizationSlug ?? null,
+  pipelineSlug: (r) => r.pipelineSlug ?? null,
+  branch: (r) => r.branch ?? null,
+  contextIds: (r) => r.contextIds ?? null,
+  workspaceUuid: (r) => r.workspaceUuid ?? null,
+  repositoryUuid: (r) => r.repositoryUuid ?? null,
+  deploymentEnvironmentUuid: (r) => r.deploymentEnvironmentUuid ?? null,
   events: (r) => r.events ?? null, // absent on rules stored before the field existed
   releaseBuilds: (r) => r.releaseBuilds ?? false,
 };

@@ -36,6 +36,7 @@ const RESOLVER_MAPPERS: Record<string, string> = {
   ApiKey: '../data/api-keys-repo#ApiKeyDoc',
   OidcRule: '../data/oidc-rules-repo#OidcRuleDoc',
   AuditEvent: '../data/audit-repo#AuditDoc',
+  TokenClaims: '../data/audit-repo#AuditClaims',
   AppConnection: '../services/pages#AppConnectionPage',
   BuildConnection: '../services/pages#BuildConnectionPage',
   ScanConnection: '../services/pages#ScanConnectionPage',

@@ -13,7 +13,8 @@ import { loadServiceSecret } from './crypto/service-secrets';
 import { loadAttestTrust } from './attest/trust/trust-store';
 import { CursorCodec } from './crypto/cursors';
 import { buildSchema } from './graphql/schema';
-import { IssuerKeys } from './oidc/issuer-keys';
+import { IssuerKeyRegistry } from './oidc/issuer-key-registry';
+import { ClaimDrift } from './oidc/claim-drift';
 import { createArtifactStore } from './storage';
 import { observeMongoCommands } from './metrics';
 import { InstanceUploads } from './uploads/upload-budget';
@@ -104,7 +105,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac', config.keyEncryptionKey)),
     deviceIdKey: await loadServiceSecret(db, 'device-id', config.keyEncryptionKey),
-    oidcKeys: new IssuerKeys(config.oidcIssuer, clock),
+    oidcKeys: new IssuerKeyRegistry(clock),
     artifacts,
     schema: buildSchema(),
     instance: {
@@ -117,6 +118,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
       attestConfigs: new AttestConfigCache(),
       attestFacts: new AttestFactsCache(),
       verdictTally: new VerdictTally(repos.attestVerdictCounts, logger),
+      claimDrift: new ClaimDrift(),
       scanWorkers: new ScanWorkers(config.scanIsolation),
     },
   };

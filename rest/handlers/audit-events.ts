@@ -16,6 +16,8 @@ export const listAuditEvents: RestHandler<'listAuditEvents'> = async (call, ctx)
       ...event,
       action: contractValue('AuditAction', event.action),
       rules: event.rules && event.rules.map(toRestRuleOutcome),
+      // Under the provider's own names (GitHub's eight for a GitHub token).
+      claims: event.claims && Object.fromEntries(event.claims.all.map(({ name, value }) => [name, value])),
     })),
   );
 };

@@ -1,6 +1,7 @@
 import type { RestHandler } from '../handler';
 import { notFound } from '../../src/core/errors';
 import { execute } from '../support/execute';
+import { contractValue } from '../support/contract-values';
 import type { components } from '../../src/generated/openapi';
 import { CreateBuildDocument, CreateUploadUrlDocument, GetBuildDocument, type BuildFieldsFragment } from '../../src/generated/rest-operations';
 import { uploadBuildArtifact as receiveArtifact } from '../../src/services/builds-service';
@@ -24,7 +25,8 @@ function toRest(build: BuildFieldsFragment): RestBuild {
     ...(artifact.uploadUrl ? { uploadUrl: artifact.uploadUrl } : {}),
     ...(artifact.uploadUrl && artifact.uploadUrlExpiresAt ? { uploadUrlExpiresAt: iso(artifact.uploadUrlExpiresAt) } : {}),
   };
-  return { ...rest, engine, provenance: rest.provenance ?? null, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null };
+  const provenance = rest.provenance && { ...rest.provenance, provider: contractValue('CiProvider', rest.provenance.provider) };
+  return { ...rest, engine, provenance: provenance ?? null, commit: rest.commit ?? null, createdAt: iso(rest.createdAt), artifact: restArtifact ?? null };
 }
 
 export const createBuild: RestHandler<'createBuild'> = async (call, ctx) => {

@@ -12,18 +12,25 @@ import {
   type OidcRuleFieldsFragment,
 } from '../../src/generated/rest-operations';
 import type { components } from '../../src/generated/openapi';
-import { contractValues } from '../support/contract-values';
+import { contractValue, contractValues } from '../support/contract-values';
 import { toRestRuleOutcome } from '../support/rule-outcomes';
 
 type RestOidcRule = components['schemas']['OidcRule'];
 
-/** GraphQL's String scopes -> the scopes the contract lets CI tokens carry. */
-const toRestRule = (rule: OidcRuleFieldsFragment): RestOidcRule => ({ ...rule, scopes: contractValues('CiScope', rule.scopes) });
+/** GraphQL's String scopes and provider -> the values the contract lists. */
+const toRestRule = (rule: OidcRuleFieldsFragment): RestOidcRule => ({
+  ...rule,
+  provider: contractValue('CiProvider', rule.provider),
+  scopes: contractValues('CiScope', rule.scopes),
+});
 
 export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) => {
   const body = call.body;
+  // Every member as sent (the contract refuses unknown ones); the service judges them per provider.
   const input: CreateOidcRuleInput = {
-    subjectPattern: body.subjectPattern,
+    provider: body.provider ?? null,
+    issuer: body.issuer ?? null,
+    subjectPattern: body.subjectPattern ?? null,
     workflowRef: body.workflowRef ?? null,
     environment: body.environment ?? null,
     scopes: body.scopes,
@@ -31,6 +38,17 @@ export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) =
     repositoryOwnerId: body.repositoryOwnerId ?? null,
     events: body.events ?? null,
     releaseBuilds: body.releaseBuilds ?? false,
+    namespaceId: body.namespaceId ?? null,
+    projectId: body.projectId ?? null,
+    configRef: body.configRef ?? null,
+    protectedRefOnly: body.protectedRefOnly ?? null,
+    organizationSlug: body.organizationSlug ?? null,
+    pipelineSlug: body.pipelineSlug ?? null,
+    branch: body.branch ?? null,
+    contextIds: body.contextIds ?? null,
+    workspaceUuid: body.workspaceUuid ?? null,
+    repositoryUuid: body.repositoryUuid ?? null,
+    deploymentEnvironmentUuid: body.deploymentEnvironmentUuid ?? null,
   };
   const { createOidcRule } = await execute(ctx, CreateOidcRuleDocument, { appId: call.params.id, input });
   call.answer(201, toRestRule(createOidcRule));
@@ -57,8 +75,11 @@ export const deleteOidcRule: RestHandler<'deleteOidcRule'> = async (call, ctx) =
 const claimValue = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
 export const dryRunOidcRules: RestHandler<'dryRunOidcRules'> = async (call, ctx) => {
-  // Every member is passed on, whatever its type, so the service sees (and refuses) a token pasted anywhere in it.
-  const pairs = Object.entries(call.body.claims).map(([name, value]) => ({ name, value: claimValue(value) }));
+  // Every member is passed on, whatever its type, so the service sees (and refuses) a token pasted anywhere in it;
+  // a null member is a claim the token does not carry (Buildkite writes `"build_tag": null`).
+  const pairs = Object.entries(call.body.claims)
+    .filter(([, value]) => value !== null)
+    .map(([name, value]) => ({ name, value: claimValue(value) }));
   const { dryRunOidcRules } = await execute(ctx, DryRunOidcRulesDocument, { appId: call.params.id, claims: pairs });
   call.answer(200, {
     ...dryRunOidcRules,

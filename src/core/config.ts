@@ -28,6 +28,8 @@ export interface Config {
    */
   readonly attest: { readonly appleRoots: string | null; readonly googleRoots: string | null; readonly revocationList: string | null };
   readonly oidcAllowInsecureIssuer: boolean;
+  /** OIDC_ALLOWED_ISSUERS: issuers beyond each provider's own that trust rules may name (self-managed GitLab). */
+  readonly oidcAllowedIssuers: readonly string[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly graphqlSandbox: boolean;
   /** GRAPHQL_TRUSTED_DOCUMENTS=on: staff other than admins may run only the registered (console) documents. */
@@ -145,6 +147,25 @@ function url(name: string, raw: string, protocols: string[]): string {
   return raw;
 }
 
+/**
+ * OIDC_ALLOWED_ISSUERS: comma-separated issuer URLs, compared exactly with a token's `iss` (so written as the issuer
+ * writes itself: no trailing slash, no path GitLab does not put there). https only, as OIDC_ISSUER.
+ */
+function allowedIssuers(raw: string, allowInsecure: boolean): string[] {
+  const list = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  if (list.length > 64) throw new ConfigError('OIDC_ALLOWED_ISSUERS lists at most 64 issuers');
+  for (const entry of list) {
+    const parsed = new URL(url('OIDC_ALLOWED_ISSUERS', entry, ['https:', 'http:']));
+    if (parsed.protocol === 'http:' && !(allowInsecure && isLoopback(parsed.hostname))) {
+      throw new ConfigError(`OIDC_ALLOWED_ISSUERS: ${entry} must be https (http only for a loopback issuer with OIDC_ALLOW_INSECURE_ISSUER=on)`);
+    }
+    if (entry.endsWith('/') || parsed.search || parsed.hash || parsed.username) {
+      throw new ConfigError(`OIDC_ALLOWED_ISSUERS: ${entry} must be an issuer as tokens name it: no trailing slash, query, fragment or credentials`);
+    }
+  }
+  return list;
+}
+
 function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
@@ -206,6 +227,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (issuerUrl.protocol === 'http:' && !(oidcAllowInsecureIssuer && isLoopback(issuerUrl.hostname))) {
     throw new ConfigError('OIDC_ISSUER must be https (http is allowed only for a loopback issuer with OIDC_ALLOW_INSECURE_ISSUER=on)');
   }
+  const oidcAllowedIssuers = allowedIssuers(env.OIDC_ALLOWED_ISSUERS ?? '', oidcAllowInsecureIssuer);
 
   const keyEncryptionKey = encryptionKey(env, 'KEY_ENCRYPTION_KEY');
   // A production image started without it would store private keys in the clear without anyone having chosen to.
@@ -240,6 +262,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }),
     oidcIssuer,
     oidcAllowInsecureIssuer,
+    oidcAllowedIssuers,
     attest: Object.freeze({
       appleRoots: env.ATTEST_APPLE_ROOTS ? path.resolve(cwd, env.ATTEST_APPLE_ROOTS) : null,
       googleRoots: env.ATTEST_GOOGLE_ROOTS ? path.resolve(cwd, env.ATTEST_GOOGLE_ROOTS) : null,

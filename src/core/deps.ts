@@ -8,7 +8,8 @@ import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type Redis from 'ioredis';
 import type { CursorCodec } from '../crypto/cursors';
 import type { GraphQLSchema } from 'graphql';
-import type { IssuerKeys } from '../oidc/issuer-keys';
+import type { IssuerKeyRegistry } from '../oidc/issuer-key-registry';
+import type { ClaimDrift } from '../oidc/claim-drift';
 import type { ArtifactStore } from '../storage/artifact-store';
 import type { InstanceUploads } from '../uploads/upload-budget';
 import type { FailedUploadTokens } from '../uploads/failed-upload-tokens';
@@ -46,6 +47,8 @@ export interface InstanceState {
   attestFacts: AttestFactsCache;
   /** The attestation verdicts given lately, added to the dashboard's counts a second later. */
   verdictTally: VerdictTally;
+  /** Claims CI providers sent that their models do not know, logged once a day. */
+  claimDrift: ClaimDrift;
   /** The analysis workers of this instance's scan jobs (SCAN_WORKERS at most), shared by every runner it starts. */
   scanWorkers: ScanWorkers;
 }
@@ -68,8 +71,8 @@ export interface Deps {
   cursors: CursorCodec;
   /** Key of the HMAC that device ids are stored under (they are never stored in clear). */
   deviceIdKey: Buffer;
-  /** The OIDC issuer's signing keys (discovery + JWKS), cached in memory. */
-  oidcKeys: IssuerKeys;
+  /** Each OIDC issuer's signing keys (discovery + JWKS), cached in memory, one set per issuer. */
+  oidcKeys: IssuerKeyRegistry;
   /** Artifact bytes: the filesystem or S3 (ARTIFACT_STORE). */
   artifacts: ArtifactStore;
   /** The one executable schema: /graphql serves it, the REST facade executes documents against it in-process. */

@@ -29,6 +29,9 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** The claims rules look at, under the token's provider's names. */
+export type AuditClaims = Record<string, string | null>;
+
 export interface AuditDoc {
   _id: string; // aud_...
   appId: string | null; // null: an entry about no app (a staff token, a signing key)
@@ -40,7 +43,7 @@ export interface AuditDoc {
   ruleId: string | null;
   details: Record<string, string | number | boolean | null>;
   /** oidc.denied of a token whose signature was verified: the claims rules look at (never the token). */
-  claims?: Record<string, string | null> | null;
+  claims?: AuditClaims | null;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: AuditRuleOutcome[] | null;
   /**
@@ -62,6 +65,17 @@ export interface AuditRuleOutcome {
 
 /** The fields an aggregated entry is created with; `count` starts at 1 and grows. */
 export type AggregatedAuditDoc = Omit<AuditDoc, 'count'>;
+
+/**
+ * Claim names are stored as field names, and a field name may hold neither `.` nor a leading `$` (CircleCI's are
+ * `oidc.circleci.com/project-id`): `%`, `.` and `$` are written as `%25`, `%2E` and `%24`, and read back. GitHub's,
+ * GitLab's, Buildkite's and Bitbucket's names have none of them, so their entries read as they always did.
+ */
+const encodeName = (name: string) => name.replace(/%/g, '%25').replace(/\./g, '%2E').replace(/\$/g, '%24');
+const decodeName = (name: string) => name.replace(/%2E/g, '.').replace(/%24/g, '$').replace(/%25/g, '%');
+const mapNames = (claims: AuditClaims, map: (name: string) => string): AuditClaims => Object.fromEntries(Object.entries(claims).map(([name, value]) => [map(name), value]));
+const stored = <T extends Pick<AuditDoc, 'claims'>>(doc: T): T => (doc.claims ? { ...doc, claims: mapNames(doc.claims, encodeName) } : doc);
+const read = (doc: AuditDoc): AuditDoc => (doc.claims ? { ...doc, claims: mapNames(doc.claims, decodeName) } : doc);
 
 export interface AuditPage {
   data: AuditDoc[];
@@ -85,7 +99,7 @@ export class AuditRepo {
     ]);
   }
   async insert(doc: AuditDoc): Promise<void> {
-    await this.col.insertOne(doc);
+    await this.col.insertOne(stored(doc));
   }
 
   /**
@@ -97,7 +111,7 @@ export class AuditRepo {
   /** True when this call created the entry (the first occurrence of its bucket). */
   async incrementAggregate(doc: AggregatedAuditDoc): Promise<boolean> {
     try {
-      await this.col.insertOne({ ...doc, count: 1 });
+      await this.col.insertOne(stored({ ...doc, count: 1 }));
       return true;
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
@@ -107,8 +121,9 @@ export class AuditRepo {
   }
 
   /** An entry by id, of any app or of none (node lookups; the caller checks who may read it). */
-  findById(id: string): Promise<AuditDoc | null> {
-    return this.col.findOne({ _id: id });
+  async findById(id: string): Promise<AuditDoc | null> {
+    const doc = await this.col.findOne({ _id: id });
+    return doc && read(doc);
   }
 
   /** Newest first, keyset-paginated on (occurredAt, _id) so pages stay stable while entries are added. */
@@ -123,7 +138,7 @@ export class AuditRepo {
       ];
     }
     const docs = await this.col.find(filter).sort({ occurredAt: -1, _id: -1 }).limit(opts.limit + 1).toArray();
-    return { data: docs.slice(0, opts.limit), hasMore: docs.length > opts.limit };
+    return { data: docs.slice(0, opts.limit).map(read), hasMore: docs.length > opts.limit };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes } from './db';
-import type { BuildProvenance } from '../services/builds/provenance';
+import type { BuildProvenance } from '../oidc/providers/model';
 
 export type Platform = 'android' | 'ios';
 

@@ -1,10 +1,16 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { ensureIndexes, insertIntoFreeSlot } from './db';
+import type { RuleFields } from '../oidc/providers/model';
 
 /** At most this many trust rules per app (spec, Limits). Enforced by slots, not by counting. */
 export const MAX_RULES_PER_APP = 20;
 
-export interface OidcRuleDoc {
+/**
+ * A trust rule as stored: the fields every provider's model reads (src/oidc/providers/model.ts, RuleFields), each
+ * null where the rule sets none; `provider` and `issuer` absent on rules stored before other providers existed
+ * (GitHub, the configured issuer).
+ */
+export interface OidcRuleDoc extends RuleFields {
   _id: string; // rul_...
   appId: string;
   /**
@@ -12,12 +18,9 @@ export interface OidcRuleDoc {
    * both see 19 rules; a unique (appId, slot) index makes the 21st insert impossible instead.
    */
   slot: number;
-  subjectPattern: string;
-  workflowRef: string | null;
-  environment: string | null;
+  /** GitHub's and GitLab's subject pattern; null on rules of the other providers. */
+  subjectPattern: string | null;
   scopes: string[];
-  repositoryId: string | null;
-  repositoryOwnerId: string | null;
   /** GitHub event names allowed to exchange; null: any event but the ones only a listing allows (workflow_run). */
   events?: string[] | null; // absent on rules stored before the field existed
   /** Builds registered through the rule are release builds; absent (false) on rules stored before the field existed. */
@@ -26,6 +29,13 @@ export interface OidcRuleDoc {
 }
 
 export type NewOidcRule = Omit<OidcRuleDoc, 'slot'>;
+
+type OwnerPin = 'repositoryOwnerId' | 'namespaceId';
+type ProjectPin = 'repositoryId' | 'projectId';
+interface Pin<F extends string> {
+  field: F;
+  value: string;
+}
 
 /** Trust rules of apps for the CI token exchange. Every method is scoped to one app. */
 export class OidcRulesRepo {
@@ -58,21 +68,21 @@ export class OidcRulesRepo {
 
   /**
    * Fills a rule's empty id pins (never overwrites one: each update matches only while its field is still null, so
-   * of two jobs racing to pin, the first wins and the other reads its pin). Returns the fields this call set and the
-   * rule as stored after; null when the rule is gone.
+   * of two jobs racing to pin, the first wins and the other reads its pin). `owner` is the owner-level pin
+   * (repositoryOwnerId, namespaceId), `project` the one-project pin (repositoryId, projectId). Returns the fields this
+   * call set and the rule as stored after; null when the rule is gone.
    */
-  async pinIds(appId: string, id: string, ids: { repositoryId?: string; repositoryOwnerId: string }): Promise<{ pinned: string[]; rule: OidcRuleDoc | null }> {
+  async pinIds(appId: string, id: string, owner: Pin<OwnerPin>, project: Pin<ProjectPin> | null): Promise<{ pinned: string[]; rule: OidcRuleDoc | null }> {
     // Each step is one conditional update, and the first pins both ids at once: two jobs racing to pin a fresh rule
     // must not each pin one field (the loser would record a pin of the winner's owner as its own).
     const pin = async (filter: Filter<OidcRuleDoc>, set: Partial<OidcRuleDoc>): Promise<boolean> =>
       (await this.col.updateOne({ _id: id, appId, ...filter }, { $set: set })).modifiedCount > 0;
-    const owner = ids.repositoryOwnerId;
     let pinned: string[] = [];
-    if (ids.repositoryId !== undefined) {
-      if (await pin({ repositoryId: null, repositoryOwnerId: null }, { repositoryId: ids.repositoryId, repositoryOwnerId: owner })) pinned = ['repositoryId', 'repositoryOwnerId'];
-      else if (await pin({ repositoryId: null, repositoryOwnerId: owner }, { repositoryId: ids.repositoryId })) pinned = ['repositoryId'];
+    if (project !== null) {
+      if (await pin({ [project.field]: null, [owner.field]: null }, { [project.field]: project.value, [owner.field]: owner.value })) pinned = [project.field, owner.field];
+      else if (await pin({ [project.field]: null, [owner.field]: owner.value }, { [project.field]: project.value })) pinned = [project.field];
     }
-    if (pinned.length === 0 && (await pin({ repositoryOwnerId: null }, { repositoryOwnerId: owner }))) pinned = ['repositoryOwnerId'];
+    if (pinned.length === 0 && (await pin({ [owner.field]: null }, { [owner.field]: owner.value }))) pinned = [owner.field];
     return { pinned, rule: await this.col.findOne({ _id: id, appId }) };
   }
   /** A rule by id, of any app (node lookups; the caller checks the app). */

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes } from './db';
-import type { BuildProvenance } from '../services/builds/provenance';
+import type { BuildProvenance } from '../oidc/providers/model';
 
 export interface TokenProvenanceDoc {
   _id: string; // the access token's jti (never the token, a credential, nor a hash of its text: see mintAccessToken)

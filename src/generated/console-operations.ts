@@ -177,7 +177,7 @@ export type RefusedExchangesQueryVariables = Exact<{
 }>;
 
 
-export type RefusedExchangesQuery = { app: { id: string, refusedExchanges: Array<{ day: string, reason: string, count: number }>, auditEvents: { nodes: Array<{ id: string, occurredAt: string, subject: string | null, reason: string | null, count: number | null, claims: { sub: string | null, repository: string | null, repository_id: string | null, ref: string | null, environment: string | null, event_name: string | null, job_workflow_ref: string | null } | null, rules: Array<{ id: string, matched: boolean, failed: { check: string, expected: string, actual: string | null } | null }> | null }> }, trustRules: { nodes: Array<{ id: string, subjectPattern: string, workflowRef: string | null, environment: string | null, events: Array<string> | null, scopes: Array<string> }> } } | null };
+export type RefusedExchangesQuery = { app: { id: string, refusedExchanges: Array<{ day: string, reason: string, count: number }>, auditEvents: { nodes: Array<{ id: string, occurredAt: string, subject: string | null, reason: string | null, count: number | null, claims: { sub: string | null, repository: string | null, repository_id: string | null, ref: string | null, environment: string | null, event_name: string | null, job_workflow_ref: string | null } | null, rules: Array<{ id: string, matched: boolean, failed: { check: string, expected: string, actual: string | null } | null }> | null }> }, trustRules: { nodes: Array<{ id: string, subjectPattern: string | null, workflowRef: string | null, environment: string | null, events: Array<string> | null, scopes: Array<string> }> } } | null };
 
 export type RevokeKeyMutationVariables = Exact<{
   id: string | number;

@@ -6,7 +6,7 @@ import type { ScanDoc } from '../data/scans-repo';
 import type { ThreatDoc } from '../data/threats-repo';
 import type { ApiKeyDoc } from '../data/api-keys-repo';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
-import type { AuditDoc } from '../data/audit-repo';
+import type { AuditDoc, AuditClaims } from '../data/audit-repo';
 import type { AppConnectionPage, BuildConnectionPage, ScanConnectionPage, ThreatConnectionPage, OidcRuleConnectionPage, ApiKeyConnectionPage, AuditEventConnectionPage } from '../services/pages';
 import type { RequestContext } from '../services/context';
 export type Maybe<T> = T | null;
@@ -697,6 +697,8 @@ export type BuildScanSummary = {
 /** Verified claims of the CI job (GitHub Actions OIDC token) that registered a build. */
 export type BuildProvenance = {
   __typename?: 'BuildProvenance';
+  /** github, gitlab, buildkite, circleci or bitbucket. */
+  provider: Scalars['String']['output'];
   repository?: Maybe<Scalars['String']['output']>;
   repositoryId?: Maybe<Scalars['String']['output']>;
   /** Claim job_workflow_ref. */
@@ -957,7 +959,12 @@ export type OidcRule = Node & {
   __typename?: 'OidcRule';
   id: Scalars['ID']['output'];
   appId: Scalars['ID']['output'];
-  subjectPattern: Scalars['String']['output'];
+  /** github, gitlab, buildkite, circleci or bitbucket. */
+  provider: Scalars['String']['output'];
+  /** The issuer the rule trusts (for GitHub, the configured one). */
+  issuer: Scalars['String']['output'];
+  /** GitHub's and GitLab's subject pattern; null for the other providers. */
+  subjectPattern?: Maybe<Scalars['String']['output']>;
   workflowRef?: Maybe<Scalars['String']['output']>;
   environment?: Maybe<Scalars['String']['output']>;
   scopes: Array<Scalars['String']['output']>;
@@ -967,6 +974,23 @@ export type OidcRule = Node & {
   events?: Maybe<Array<Scalars['String']['output']>>;
   /** Builds registered through this rule are release builds (docs/contract.md, Release builds). */
   releaseBuilds: Scalars['Boolean']['output'];
+  /** GitLab pins and checks (docs/keyless-ci.md). */
+  namespaceId?: Maybe<Scalars['String']['output']>;
+  /** GitLab's project id; CircleCI's project UUID. */
+  projectId?: Maybe<Scalars['String']['output']>;
+  configRef?: Maybe<Scalars['String']['output']>;
+  protectedRefOnly?: Maybe<Scalars['Boolean']['output']>;
+  /** Buildkite. */
+  organizationSlug?: Maybe<Scalars['String']['output']>;
+  pipelineSlug?: Maybe<Scalars['String']['output']>;
+  /** Buildkite, CircleCI, Bitbucket: the branch pattern. */
+  branch?: Maybe<Scalars['String']['output']>;
+  /** CircleCI. */
+  contextIds?: Maybe<Array<Scalars['String']['output']>>;
+  /** Bitbucket. */
+  workspaceUuid?: Maybe<Scalars['String']['output']>;
+  repositoryUuid?: Maybe<Scalars['String']['output']>;
+  deploymentEnvironmentUuid?: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['DateTime']['output'];
 };
 
@@ -986,7 +1010,10 @@ export type OidcRuleConnection = {
 };
 
 export type CreateOidcRuleInput = {
-  subjectPattern: Scalars['String']['input'];
+  /** github (default), gitlab, buildkite, circleci or bitbucket. */
+  provider?: InputMaybe<Scalars['String']['input']>;
+  issuer?: InputMaybe<Scalars['String']['input']>;
+  subjectPattern?: InputMaybe<Scalars['String']['input']>;
   workflowRef?: InputMaybe<Scalars['String']['input']>;
   environment?: InputMaybe<Scalars['String']['input']>;
   scopes: Array<Scalars['String']['input']>;
@@ -994,11 +1021,31 @@ export type CreateOidcRuleInput = {
   repositoryOwnerId?: InputMaybe<Scalars['String']['input']>;
   events?: InputMaybe<Array<Scalars['String']['input']>>;
   releaseBuilds?: InputMaybe<Scalars['Boolean']['input']>;
+  namespaceId?: InputMaybe<Scalars['String']['input']>;
+  projectId?: InputMaybe<Scalars['String']['input']>;
+  configRef?: InputMaybe<Scalars['String']['input']>;
+  protectedRefOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  organizationSlug?: InputMaybe<Scalars['String']['input']>;
+  pipelineSlug?: InputMaybe<Scalars['String']['input']>;
+  branch?: InputMaybe<Scalars['String']['input']>;
+  contextIds?: InputMaybe<Array<Scalars['String']['input']>>;
+  workspaceUuid?: InputMaybe<Scalars['String']['input']>;
+  repositoryUuid?: InputMaybe<Scalars['String']['input']>;
+  deploymentEnvironmentUuid?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The claims of a token that trust rules look at, under GitHub's names. Never a token. */
+/** One claim of a token, under its provider's name. */
+export type ClaimValue = {
+  __typename?: 'ClaimValue';
+  name: Scalars['String']['output'];
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+/** The claims of a token that trust rules look at: GitHub's by name, and every provider's in all. Never a token. */
 export type TokenClaims = {
   __typename?: 'TokenClaims';
+  /** Every claim the rules of the token's provider look at, under the provider's names (GitHub's included). */
+  all: Array<ClaimValue>;
   sub?: Maybe<Scalars['String']['output']>;
   repository?: Maybe<Scalars['String']['output']>;
   repository_id?: Maybe<Scalars['String']['output']>;
@@ -1641,7 +1688,8 @@ export type ResolversTypes = {
   OidcRuleEdge: ResolverTypeWrapper<Omit<OidcRuleEdge, 'node'> & { node: ResolversTypes['OidcRule'] }>;
   OidcRuleConnection: ResolverTypeWrapper<OidcRuleConnectionPage>;
   CreateOidcRuleInput: CreateOidcRuleInput;
-  TokenClaims: ResolverTypeWrapper<TokenClaims>;
+  ClaimValue: ResolverTypeWrapper<ClaimValue>;
+  TokenClaims: ResolverTypeWrapper<AuditClaims>;
   FailedCheck: ResolverTypeWrapper<FailedCheck>;
   RuleOutcome: ResolverTypeWrapper<RuleOutcome>;
   ClaimInput: ClaimInput;
@@ -1753,7 +1801,8 @@ export type ResolversParentTypes = {
   OidcRuleEdge: Omit<OidcRuleEdge, 'node'> & { node: ResolversParentTypes['OidcRule'] };
   OidcRuleConnection: OidcRuleConnectionPage;
   CreateOidcRuleInput: CreateOidcRuleInput;
-  TokenClaims: TokenClaims;
+  ClaimValue: ClaimValue;
+  TokenClaims: AuditClaims;
   FailedCheck: FailedCheck;
   RuleOutcome: RuleOutcome;
   ClaimInput: ClaimInput;
@@ -1980,6 +2029,7 @@ export type BuildScanSummaryResolvers<ContextType = RequestContext, ParentType e
 };
 
 export type BuildProvenanceResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['BuildProvenance'] = ResolversParentTypes['BuildProvenance']> = {
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   repository?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   workflowRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2112,7 +2162,9 @@ export type OidcExchangeResolvers<ContextType = RequestContext, ParentType exten
 export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OidcRule'] = ResolversParentTypes['OidcRule']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   appId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  subjectPattern?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  issuer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subjectPattern?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   workflowRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   environment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   scopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2120,6 +2172,17 @@ export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends R
   repositoryOwnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   events?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
   releaseBuilds?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  namespaceId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  projectId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  configRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  protectedRefOnly?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  organizationSlug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pipelineSlug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  branch?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  contextIds?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  workspaceUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  repositoryUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deploymentEnvironmentUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -2136,7 +2199,13 @@ export type OidcRuleConnectionResolvers<ContextType = RequestContext, ParentType
   totalCount?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 };
 
+export type ClaimValueResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ClaimValue'] = ResolversParentTypes['ClaimValue']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type TokenClaimsResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['TokenClaims'] = ResolversParentTypes['TokenClaims']> = {
+  all?: Resolver<Array<ResolversTypes['ClaimValue']>, ParentType, ContextType>;
   sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repository?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repository_id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2456,6 +2525,7 @@ export type Resolvers<ContextType = RequestContext> = {
   OidcRule?: OidcRuleResolvers<ContextType>;
   OidcRuleEdge?: OidcRuleEdgeResolvers<ContextType>;
   OidcRuleConnection?: OidcRuleConnectionResolvers<ContextType>;
+  ClaimValue?: ClaimValueResolvers<ContextType>;
   TokenClaims?: TokenClaimsResolvers<ContextType>;
   FailedCheck?: FailedCheckResolvers<ContextType>;
   RuleOutcome?: RuleOutcomeResolvers<ContextType>;

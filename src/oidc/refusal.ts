@@ -12,7 +12,7 @@ export const REFUSAL_REASONS = [
   'key_size', // RSA key under 2048 bits
   'jwks_unavailable', // the issuer's discovery document or key set could not be read
   'bad_signature',
-  'issuer',
+  'issuer', // not the issuer of a rule of the app's (nor GitHub's): no key of it is fetched
   'audience',
   'expired',
   'not_yet_valid', // nbf or iat in the future (beyond the tolerance)
@@ -20,7 +20,8 @@ export const REFUSAL_REASONS = [
   'lifetime', // exp - iat over one hour
   'subject_mismatch', // sub names another repository than the one the token claims
   'subject_unrecognized', // sub holds something the token's own claims do not explain (an unknown template key)
-  'pull_request',
+  'pull_request', // a pull or merge request, or a fork's build, on any provider
+  'untrusted_trigger', // a GitLab pipeline triggered by another on an unprotected ref; a CircleCI SSH re-run
   'unknown_app',
   'not_trusted', // no trust rule of the app matches
   'replayed',

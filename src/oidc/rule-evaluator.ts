@@ -1,11 +1,9 @@
 /**
- * The one evaluator of trust rules, used by the exchange and by the dry-run alike: the claims of a token in, which
- * rules match, the scopes they grant and, for every rule, the first check that failed (what the rule expected and
- * what the token said). Pure: it reads claims, never a token, and decides nothing about signatures or time.
+ * GitHub's rule checks: the claims of a GitHub Actions token in, the first check of a rule it fails (what the rule
+ * expected and what the token said) and what refuses the token whatever the rules say. The model of providers
+ * (providers/github.ts) declares them; providers/evaluate.ts runs every provider's rules alike. Pure.
  */
-import type { Scope } from '../auth/scopes';
 import type { RefusalReason } from './refusal';
-import { grantedScopes } from '../auth/scopes';
 import { isPullRequestEvent } from './rule-policy';
 import { parsePattern, splitRepository, subjectProblem, wildcardMatches, type ClaimText } from './subject';
 
@@ -51,24 +49,6 @@ export interface FailedCheck {
   check: RuleCheck;
   expected: string;
   actual: string | null;
-}
-
-export interface RuleOutcome {
-  id: string;
-  matched: boolean;
-  failed: FailedCheck | null;
-}
-
-export interface Evaluation {
-  /** Whether the exchange would grant a token for these claims (signature and time aside). */
-  matches: boolean;
-  /** The scopes the exchange would grant: the union of the matching rules' scopes. */
-  scopes: Scope[];
-  /** Why the token is refused before any rule is consulted (pull request, a subject the claims do not explain). */
-  refusal: RefusalReason | null;
-  rules: RuleOutcome[];
-  /** The matching rules, in the order given (oldest first). */
-  matched: RuleConditions[];
 }
 
 /** Events refused unless a matching rule lists them: a workflow_run job runs after, and on behalf of, another. */
@@ -125,22 +105,4 @@ export function firstFailure(rule: RuleConditions, claims: RuleClaims): FailedCh
     return fail('events', events.join(', '), event);
   }
   return null;
-}
-
-/** Evaluates every rule (oldest first) against a decoded token payload, exactly as the exchange does. */
-export function evaluateRules<R extends RuleConditions>(rules: R[], payload: Readonly<Record<string, unknown>>): Evaluation & { matched: R[] } {
-  const claims = ruleClaimsOf(payload);
-  const refusal = tokenRefusal(payload);
-  const outcomes = rules.map((rule) => {
-    const failed = firstFailure(rule, claims);
-    return { rule, outcome: { id: rule._id, matched: failed === null, failed } };
-  });
-  const matched = refusal === null ? outcomes.filter(({ outcome }) => outcome.matched).map(({ rule }) => rule) : [];
-  return {
-    matches: matched.length > 0,
-    scopes: grantedScopes(matched.flatMap((rule) => rule.scopes)),
-    refusal,
-    rules: outcomes.map(({ outcome }) => outcome),
-    matched,
-  };
 }

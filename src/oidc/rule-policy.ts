@@ -41,7 +41,7 @@ function contextRestricts(kind: string, value: string): boolean {
   return name.length > 0 && !name.startsWith('*');
 }
 
-function patternErrors(input: RuleInput): FieldError[] {
+function patternErrors(input: Omit<RuleInput, 'scopes'>): FieldError[] {
   const at = (message: string): FieldError[] => [{ pointer: '/subjectPattern', message }];
   // The matcher is linear, and the count of `*` bounds its constant: a tenant cannot make matching expensive.
   if (wildcardCount(input.subjectPattern) > MAX_WILDCARDS) return at(`at most ${MAX_WILDCARDS} * per pattern`);
@@ -70,7 +70,8 @@ function patternErrors(input: RuleInput): FieldError[] {
   return [];
 }
 
-function scopeErrors(scopes: string[]): FieldError[] {
+/** Scopes a CI job may be given, alike for every provider. */
+export function scopeErrors(scopes: string[]): FieldError[] {
   if (scopes.length === 0) return [{ pointer: '/scopes', message: 'at least one scope is required' }];
   const errors: FieldError[] = [];
   scopes.forEach((scope, i) => {
@@ -95,9 +96,18 @@ function eventErrors(events: string[] | null | undefined): FieldError[] {
   return errors;
 }
 
-/** Field errors of a rule that must not exist; empty when the rule may be created. */
+/** Field errors of a GitHub rule that must not exist; empty when the rule may be created. */
 export function ruleErrors(input: RuleInput): FieldError[] {
-  const errors = [...patternErrors(input), ...scopeErrors(input.scopes), ...eventErrors(input.events)];
+  const scopes = scopeErrors(input.scopes);
+  const fields = gitHubFieldErrors(input);
+  // The pattern's errors first, then the scopes', then the other fields' (the order callers have always seen).
+  const patternOnes = fields.filter((error) => error.pointer === '/subjectPattern');
+  return [...patternOnes, ...scopes, ...fields.filter((error) => error.pointer !== '/subjectPattern')];
+}
+
+/** The errors of a GitHub rule's own fields (its scopes aside). */
+export function gitHubFieldErrors(input: Omit<RuleInput, 'scopes'>): FieldError[] {
+  const errors = [...patternErrors(input), ...eventErrors(input.events)];
   if (input.workflowRef != null && !WORKFLOW_REF.test(input.workflowRef)) {
     errors.push({ pointer: '/workflowRef', message: 'must be <owner>/<repo>/<path>@<ref>, with no wildcard (it is compared exactly)' });
   }

@@ -2,10 +2,11 @@
  * Verification of a CI job's OIDC token (spec, POST /v1/auth/oidc, checks 1 to 6). Every failure is an OidcRefusal
  * with its reason; nothing else escapes, including the plain TypeErrors jose raises for some inputs.
  */
+import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, errors as joseErrors, importJWK, jwtVerify, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { OidcRefusal, isOidcRefusal, type RefusalReason } from './refusal';
 import type { IssuerKeys } from './issuer-keys';
-import { tokenRefusal } from './rule-evaluator';
+import type { ProviderModel } from './providers/model';
 
 export const MAX_TOKEN_LENGTH = 8192;
 export const CLOCK_TOLERANCE_S = 60;
@@ -30,6 +31,7 @@ export interface VerifierOptions {
 export interface VerifiedOidcToken {
   issuer: string;
   sub: string;
+  /** The token's `jti`; for a provider whose tokens carry none, `sha256:` and the digest of its signed part. */
   jti: string;
   exp: number;
   /** The whole decoded payload, for the rule evaluator (never the token). */
@@ -108,27 +110,46 @@ function reasonOf(error: unknown, now: Date): OidcRefusal {
   return new OidcRefusal('malformed'); // JWSInvalid, JWTInvalid, TypeError and anything else
 }
 
-function checkClaims(payload: JWTPayload, opts: VerifierOptions): VerifiedOidcToken {
+/** The one-use key of a token without `jti`: the digest of its signed part (`<header>.<payload>`). */
+export function signedPartDigest(token: string): string {
+  return `sha256:${createHash('sha256').update(token.slice(0, Math.max(0, token.lastIndexOf('.')))).digest('base64url')}`;
+}
+
+const usable = (value: unknown) => (typeof value === 'string' && value.length > 0) || (typeof value === 'number' && Number.isFinite(value));
+
+function checkClaims(model: ProviderModel, payload: JWTPayload, opts: VerifierOptions, token: string): VerifiedOidcToken {
   const sub = typeof payload.sub === 'string' && payload.sub.length > 0 ? payload.sub : refuse('missing_claim', payload);
-  // jose accepts an array audience that contains ours; only the exact string is ours alone.
-  if (typeof payload.aud !== 'string' || payload.aud !== opts.audience) refuse('audience', payload);
+  // jose would accept an array audience that contains ours; each provider says what its tokens may carry (exactly
+  // our string, everywhere but Bitbucket).
+  if (!model.token.audience(payload.aud, opts.audience, payload)) refuse('audience', payload);
   const { exp, iat, nbf } = payload;
   if (typeof exp !== 'number' || typeof iat !== 'number') return refuse('missing_claim', payload);
   if (nbf !== undefined && typeof nbf !== 'number') refuse('malformed', payload);
-  // jose does not bound the lifetime a token gives itself; it starts at the earlier of iat and nbf.
-  const start = Math.min(iat, nbf ?? iat);
+  // jose does not bound the lifetime a token gives itself. GitHub's starts at the earlier of iat and nbf; a provider
+  // that sets nbf a fixed few seconds before iat (GitLab) is measured from iat, its nbf held to that lead.
+  const lead = model.token.nbfLeadS;
+  const start = lead === null ? Math.min(iat, nbf ?? iat) : iat;
+  if (lead !== null && nbf !== undefined && iat - nbf > lead) refuse('lifetime', payload);
   if (exp - start > MAX_TOKEN_LIFETIME_S || exp <= iat) refuse('lifetime', payload);
   const latestStart = opts.now.getTime() / 1000 + CLOCK_TOLERANCE_S;
   if (iat > latestStart || (nbf !== undefined && nbf > latestStart)) refuse('not_yet_valid', payload);
-  const jti = typeof payload.jti === 'string' && payload.jti.length > 0 && payload.jti.length <= MAX_JTI_LENGTH ? payload.jti : refuse('missing_claim', payload);
+  let jti: string;
+  if (model.token.jti) {
+    jti = typeof payload.jti === 'string' && payload.jti.length > 0 && payload.jti.length <= MAX_JTI_LENGTH ? payload.jti : refuse('missing_claim', payload);
+  } else {
+    // No jti: the token is used once by the digest of what its issuer signed (never of the signature, which an
+    // ECDSA signature's holder can rewrite into a second valid one).
+    jti = signedPartDigest(token);
+  }
+  if (model.requiredClaims.some((name) => !usable(payload[name]))) refuse('missing_claim', payload);
   // The subject must be explained by the token's own claims, and pull-request jobs are never trusted (checks 5, 6).
-  const problem = tokenRefusal(payload);
+  const problem = model.tokenRefusal(payload);
   if (problem) refuse(problem, payload);
   return { issuer: opts.issuer, sub, jti, exp, claims: payload };
 }
 
-/** Verifies an OIDC token of the configured issuer; throws OidcRefusal with the reason on any failure. */
-export async function verifyOidcToken(keys: IssuerKeys, opts: VerifierOptions, unverifiedToken: string): Promise<VerifiedOidcToken> {
+/** Verifies a token of one provider's issuer (`opts.issuer`); throws OidcRefusal with the reason on any failure. */
+export async function verifyProviderToken(model: ProviderModel, keys: IssuerKeys, opts: VerifierOptions, unverifiedToken: string): Promise<VerifiedOidcToken> {
   try {
     // Before any parsing: the length is the one thing we may look at in a token of any size.
     if (unverifiedToken.length > MAX_TOKEN_LENGTH) refuse('too_long');
@@ -137,16 +158,15 @@ export async function verifyOidcToken(keys: IssuerKeys, opts: VerifierOptions, u
     const key = await issuerKey(keys, alg, kid);
     const { payload } = await jwtVerify(unverifiedToken, key, {
       algorithms: [alg], // the one algorithm the key's type allows (checked above): the header cannot pick another
-      issuer: opts.issuer, // exact comparison with the one configured issuer
-      audience: opts.audience, // exact; an array audience is refused in checkClaims
+      issuer: opts.issuer, // exact comparison with the one issuer whose keys verified it
       clockTolerance: CLOCK_TOLERANCE_S, // spec, Limits: clock tolerance 60 seconds
       currentDate: opts.now, // the service clock, so tests move time instead of sleeping
-      requiredClaims: ['iss', 'aud', 'sub', 'exp', 'iat', 'jti'], // spec check 4; jose then checks each present one
+      requiredClaims: model.token.jti ? ['iss', 'aud', 'sub', 'exp', 'iat', 'jti'] : ['iss', 'aud', 'sub', 'exp', 'iat'], // spec check 4
       maxTokenAge: MAX_TOKEN_LIFETIME_S, // iat at most an hour ago (plus tolerance): no replay of a stale iat
       crit: {}, // no critical extension is understood (crit is also refused outright above)
-      typ: undefined, // typ is optional for GitHub; checked above (absent or JWT)
+      typ: undefined, // typ is optional; checked above (absent or JWT)
     });
-    return checkClaims(payload, opts);
+    return checkClaims(model, payload, opts, unverifiedToken);
   } catch (error) {
     throw reasonOf(error, opts.now);
   }

@@ -8,7 +8,7 @@ import { artifactKey } from '../storage/artifact-store';
 import { UPLOAD_URL_TTL_MS } from '../uploads/upload-token';
 import { receiveUpload } from '../uploads/receive-upload';
 import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
-import type { BuildProvenance } from './builds/provenance';
+import type { BuildProvenance } from '../oidc/providers/model';
 import { recordLatestBuild } from './builds/latest-build';
 import { isReleaseBuild } from './builds/release';
 

@@ -2,7 +2,10 @@ import type { RequestContext } from './context';
 import { appAccess } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
 import { notFound, validationFailed, type FieldError } from '../core/errors';
-import { evaluateRules, ruleClaimsOf, type RuleOutcome } from '../oidc/rule-evaluator';
+import { evaluateRules, type RuleOutcome } from '../oidc/providers/evaluate';
+import { judgeOf } from '../oidc/providers/judge';
+import { issuerPolicyOf } from '../oidc/issuers';
+import { providerModel } from '../oidc/providers/registry';
 import type { RefusalReason } from '../oidc/refusal';
 import { containsCompactJws } from '../oidc/token-shape';
 import { actorOf, recordAggregatedAudit } from './audit-service';
@@ -61,8 +64,15 @@ export async function dryRunOidcRules(ctx: RequestContext, appId: string, claims
     throw validationFailed(errors, pasted ? 'Never paste a token: send the claims of its decoded payload.' : 'The claims are not valid.');
   }
   const payload: Record<string, unknown> = Object.fromEntries(claims.map(({ name, value }) => [name, value]));
-  const evaluation = evaluateRules(await ctx.repos.oidcRules.listForApp(appId), payload);
-  const claimsSeen = ruleClaimsOf(payload);
+  const rules = await ctx.repos.oidcRules.listForApp(appId);
+  // As the exchange: the claims' `iss` chooses the provider (GitHub's when it names none or GitHub's issuer).
+  const claimedIssuer = typeof payload.iss === 'string' ? payload.iss : null;
+  const judge = judgeOf(rules, claimedIssuer, issuerPolicyOf(ctx.deps.config));
+  const githubIssuer = ctx.deps.config.oidcIssuer;
+  const evaluation = judge
+    ? evaluateRules(judge.model, judge.issuer, githubIssuer, rules, payload)
+    : { ...evaluateRules(providerModel('github'), claimedIssuer, githubIssuer, rules, payload), matches: false, scopes: [], refusal: 'issuer' as const };
+  const claimsSeen = (judge?.model ?? providerModel('github')).ruleClaims(payload);
   const actor = actorOf(ctx);
   await recordAggregatedAudit(ctx, {
     appId: app._id,

@@ -1,41 +1,41 @@
 import type { RequestContext } from './context';
 import type { OidcRuleDoc } from '../data/oidc-rules-repo';
-import { evaluateRules } from '../oidc/rule-evaluator';
-import { parsePattern } from '../oidc/subject';
+import type { ProviderModel } from '../oidc/providers/model';
 import { recordAudit } from './audit-service';
 
 /**
- * Pins on first use. A rule written with names only would trust whoever holds the name next: a repository deleted
- * and re-created, or an account renamed and its old name taken, by someone else. So the first job a rule admits pins
- * the rule to that job's `repository_owner_id` and (when the pattern names one repository, without `*`) its
- * `repository_id`, both verified claims; later jobs must carry the same ids. Returns the matched rules as they stand
- * after pinning, without those a concurrent job pinned to other ids first.
+ * Pins on first use. A rule written with names only would trust whoever holds the name next: a repository or
+ * project deleted and re-created, or an account or group renamed and its old name taken, by someone else. So the
+ * first job a rule admits pins the rule to that job's owner id (GitHub `repository_owner_id`, GitLab
+ * `namespace_id`) and, when the pattern names one repository or project without `*`, its id (`repository_id`,
+ * `project_id`), all verified claims; later jobs must carry the same ids. Providers whose rules name their tenant
+ * by id already (Buildkite's organisation, CircleCI's project, Bitbucket's UUIDs) have nothing to pin. Returns the
+ * matched rules as they stand after pinning, without those a concurrent job pinned to other ids first.
  */
-export async function pinMatchedRules(ctx: RequestContext, appId: string, matched: OidcRuleDoc[], claims: Readonly<Record<string, unknown>>): Promise<OidcRuleDoc[]> {
-  const ownerId = typeof claims.repository_owner_id === 'string' ? claims.repository_owner_id : null;
-  const repositoryId = typeof claims.repository_id === 'string' ? claims.repository_id : null;
-  if (ownerId === null) return matched; // GitHub always sends it; nothing to pin to otherwise
+export async function pinMatchedRules(
+  ctx: RequestContext,
+  appId: string,
+  model: ProviderModel,
+  matched: OidcRuleDoc[],
+  claims: Readonly<Record<string, unknown>>,
+  stillMatches: (rule: OidcRuleDoc) => boolean,
+): Promise<OidcRuleDoc[]> {
   const out: OidcRuleDoc[] = [];
   for (const rule of matched) {
-    const pinRepository = rule.repositoryId === null && repositoryId !== null && !(parsePattern(rule.subjectPattern)?.repo.includes('*') ?? true);
-    if (rule.repositoryOwnerId !== null && !pinRepository) {
+    const plan = model.pinsOf(rule, claims);
+    const pinProject = plan?.project != null && rule[plan.project.field] == null;
+    if (!plan || (rule[plan.owner.field] != null && !pinProject)) {
       out.push(rule);
       continue;
     }
-    const { pinned, rule: stored } = await ctx.repos.oidcRules.pinIds(appId, rule._id, {
-      ...(pinRepository ? { repositoryId: repositoryId! } : {}),
-      repositoryOwnerId: ownerId,
-    });
+    const { pinned, rule: stored } = await ctx.repos.oidcRules.pinIds(appId, rule._id, plan.owner, pinProject ? plan.project : null);
     if (!stored) continue; // deleted meanwhile
     if (pinned.length > 0) {
-      await recordAudit(ctx, {
-        appId,
-        action: 'oidc.rule_pinned',
-        ruleId: rule._id,
-        details: { ...(pinned.includes('repositoryId') ? { repositoryId: repositoryId! } : {}), ...(pinned.includes('repositoryOwnerId') ? { repositoryOwnerId: ownerId } : {}) },
-      });
+      const values: Record<string, string> = {};
+      for (const pin of [plan.owner, plan.project]) if (pin && pinned.includes(pin.field)) values[pin.field] = pin.value;
+      await recordAudit(ctx, { appId, action: 'oidc.rule_pinned', ruleId: rule._id, details: values });
     }
-    if (evaluateRules([stored], claims).matched.length > 0) out.push(stored);
+    if (stillMatches(stored)) out.push(stored);
   }
   return out;
 }

@@ -171,6 +171,7 @@ describe('shieldgate-ci upload in GitHub Actions', () => {
     expect(build.commit).toBe(SHA); // --commit defaults to GITHUB_SHA
     expect(build.artifact.status).toBe('uploaded');
     expect(build.provenance).toEqual({
+      provider: 'github',
       repository: 'acme/mobile-app',
       repositoryId: '123456789',
       workflowRef: 'acme/mobile-app/.github/workflows/release.yml@refs/heads/main',

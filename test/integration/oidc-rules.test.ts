@@ -7,6 +7,20 @@
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 
 // Response bodies are read as any: each test states the shape it expects.
+/** The fields of other providers' rules, null on a GitHub rule. */
+const OTHER_PROVIDERS_FIELDS = {
+  namespaceId: null,
+  projectId: null,
+  configRef: null,
+  protectedRefOnly: null,
+  organizationSlug: null,
+  pipelineSlug: null,
+  branch: null,
+  contextIds: null,
+  workspaceUuid: null,
+  repositoryUuid: null,
+  deploymentEnvironmentUuid: null,
+};
 const readJson = (res: Response): Promise<any> => res.json();
 let h: Harness;
 beforeAll(async () => {
@@ -45,7 +59,21 @@ it('creates, lists (oldest first) and deletes rules, auditing each change', asyn
   const first = await create(appId, key, MAIN);
   expect(first.status).toBe(201);
   const a = await readJson(first);
-  expect(a).toEqual({ id: expect.stringMatching(/^rul_/), appId, ...MAIN, workflowRef: null, environment: null, repositoryId: null, repositoryOwnerId: null, events: null, releaseBuilds: false, createdAt: h.clock.now().toISOString() });
+  expect(a).toEqual({
+    id: expect.stringMatching(/^rul_/),
+    appId,
+    provider: 'github',
+    issuer: h.deps.config.oidcIssuer,
+    ...MAIN,
+    workflowRef: null,
+    environment: null,
+    repositoryId: null,
+    repositoryOwnerId: null,
+    events: null,
+    releaseBuilds: false,
+    ...OTHER_PROVIDERS_FIELDS,
+    createdAt: h.clock.now().toISOString(),
+  });
   h.clock.advance(1000);
   const b = await readJson(await create(appId, key, full));
   expect(b).toMatchObject(full);

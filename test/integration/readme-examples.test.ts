@@ -273,7 +273,7 @@ it("runs README's first call as written: an app and a key by the operator CLI, t
 it('finds the examples it runs', () => {
   expect(examples('client/README.md').length).toBeGreaterThanOrEqual(1);
   expect(examples('docs/ci-client.md').map((b) => b.lang)).toEqual(['sh', 'yaml', 'sh']);
-  expect(examples('docs/keyless-ci.md').map((b) => b.lang)).toEqual(['sh', 'yaml', 'sh']);
+  expect(examples('docs/keyless-ci.md').map((b) => b.lang)).toEqual(['sh', 'yaml', 'sh', 'sh']);
 });
 
 describe.each(DOCS)('%s', (doc) => {

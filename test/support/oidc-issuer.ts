@@ -80,8 +80,24 @@ export interface ClaimsBase {
   now: Date;
 }
 
+/**
+ * Another provider's issuer served by the same loopback server at a path of its own (`<url><path>`), as a
+ * self-managed GitLab under a relative URL is: its own discovery document (naming exactly `<url><path>`), its own
+ * key set at the provider's own place (GitLab `/oauth/discovery/keys`, Bitbucket `/keys.json`), and its own key,
+ * which no other issuer publishes.
+ */
+export interface PathIssuer {
+  url: string;
+  key: IssuerKey;
+  /** A compact JWS signed by this issuer's key (or `opts.key`), header `{ ...header, alg, kid }` as the provider writes it. */
+  sign(claims: Record<string, unknown>, header: Record<string, unknown>, opts?: { key?: IssuerKey }): string;
+  readonly jwksFetches: number;
+}
+
 export interface OidcIssuer {
   url: string;
+  /** A further issuer at `path` (the keys at `jwksPath` below it), e.g. at('/gitlab', '/oauth/discovery/keys'). */
+  at(path: string, jwksPath: string, alg?: 'RS256' | 'ES256'): PathIssuer;
   keys: { rsa: IssuerKey; rsa3072: IssuerKey; ec: IssuerKey; weakRsa: IssuerKey };
   /** The audience and clock mint() and githubClaims() use (tests bind the service's base URL and clock). */
   bind(base: { audience: string; now: () => Date }): void;
@@ -210,12 +226,23 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
   let jwksFetches = 0;
   let bound: { audience: string; now: () => Date } | null = null;
 
+  const pathIssuers = new Map<string, { key: IssuerKey; jwksPath: string; fetches: number }>();
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
     if (failure !== null) return send(failure, { error: 'unavailable' });
+    for (const [path, own] of pathIssuers) {
+      if (req.url === `${path}/.well-known/openid-configuration`) {
+        return send(200, { issuer: `${url}${path}`, jwks_uri: `${url}${path}${own.jwksPath}`, id_token_signing_alg_values_supported: [own.key.alg], response_types_supported: ['id_token'], subject_types_supported: ['public'] });
+      }
+      if (req.url === `${path}${own.jwksPath}`) {
+        own.fetches++;
+        const { x5t: _x5t, x5c: _x5c, ...jwk } = own.key.publicJwk as JWK & { x5t?: string };
+        return send(200, { keys: [jwk] });
+      }
+    }
     if (req.url === '/.well-known/openid-configuration') {
       return send(
         200,
@@ -253,9 +280,26 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
     return { audience: bound.audience, now: bound.now() };
   };
 
+  const at: OidcIssuer['at'] = (path, jwksPath, alg = 'RS256') => {
+    const own = { key: makeKey(alg, randomBytes(16).toString('hex')), jwksPath, fetches: 0 };
+    pathIssuers.set(path, own);
+    return {
+      url: `${url}${path}`,
+      key: own.key,
+      sign: (claims, header, opts = {}) => {
+        const key = opts.key ?? own.key;
+        return forge({ ...header, alg: key.alg, kid: key.kid }, claims, (input) => signWith(key, input));
+      },
+      get jwksFetches() {
+        return own.fetches;
+      },
+    };
+  };
+
   return {
     url,
     keys,
+    at,
     bind: (base) => {
       bound = base;
     },

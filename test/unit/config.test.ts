@@ -44,6 +44,19 @@ describe('loadConfig', () => {
     expect(loadConfig({ OIDC_ISSUER: 'http://127.0.0.1:4000', OIDC_ALLOW_INSECURE_ISSUER: 'on' }).oidcIssuer).toBe('http://127.0.0.1:4000');
   });
 
+  it('reads the issuers the operator allows beyond each CI provider\'s own, https only, as tokens name them', () => {
+    expect(loadConfig({}).oidcAllowedIssuers).toEqual([]);
+    expect(loadConfig({ OIDC_ALLOWED_ISSUERS: ' https://gitlab.example.com , https://git.example.org/gitlab ' }).oidcAllowedIssuers).toEqual([
+      'https://gitlab.example.com',
+      'https://git.example.org/gitlab',
+    ]);
+    expect(() => loadConfig({ OIDC_ALLOWED_ISSUERS: 'http://gitlab.example.com' })).toThrow(/must be https/);
+    expect(() => loadConfig({ OIDC_ALLOWED_ISSUERS: 'https://gitlab.example.com/' })).toThrow(/no trailing slash/);
+    expect(() => loadConfig({ OIDC_ALLOWED_ISSUERS: 'gitlab.example.com' })).toThrow(/absolute URL/);
+    expect(() => loadConfig({ OIDC_ALLOWED_ISSUERS: Array.from({ length: 65 }, (_, i) => `https://g${i}.example`).join(',') })).toThrow(/at most 64/);
+    expect(loadConfig({ OIDC_ALLOWED_ISSUERS: 'http://127.0.0.1:4000/gitlab', OIDC_ALLOW_INSECURE_ISSUER: 'on' }).oidcAllowedIssuers).toEqual(['http://127.0.0.1:4000/gitlab']);
+  });
+
   it('turns the sandbox off', () => {
     expect(loadConfig({ GRAPHQL_SANDBOX: 'off' }).graphqlSandbox).toBe(false);
   });

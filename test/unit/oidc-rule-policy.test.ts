@@ -5,7 +5,12 @@
 // and the first failing check of every rule with what it expected and what the token said.
 import { grantedScopes } from '../../src/auth/scopes';
 import { ruleErrors } from '../../src/oidc/rule-policy';
-import { evaluateRules, type RuleConditions } from '../../src/oidc/rule-evaluator';
+import { evaluateRules as evaluateProviderRules } from '../../src/oidc/providers/evaluate';
+import { GITHUB } from '../../src/oidc/providers/github';
+import type { RuleConditions } from '../../src/oidc/providers/model';
+
+const ISSUER = 'https://token.actions.githubusercontent.com';
+const evaluateRules = (rules: RuleConditions[], payload: Record<string, unknown>) => evaluateProviderRules(GITHUB, ISSUER, ISSUER, rules, payload);
 import { subjectProblem, wildcardMatches } from '../../src/oidc/subject';
 
 const REPO = 'acme/mobile-app';

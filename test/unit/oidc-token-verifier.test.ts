@@ -6,7 +6,8 @@
 import { createPublicKey } from 'node:crypto';
 import { ManualClock } from '../../src/core/clock';
 import { IssuerKeys, JWKS_CACHE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../src/oidc/issuer-keys';
-import { verifyOidcToken, modulusBits } from '../../src/oidc/token-verifier';
+import { verifyProviderToken, modulusBits } from '../../src/oidc/token-verifier';
+import { GITHUB } from '../../src/oidc/providers/github';
 import { isOidcRefusal, type RefusalReason } from '../../src/oidc/refusal';
 import { hs256, startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 
@@ -30,7 +31,7 @@ beforeEach(() => {
 });
 
 const claims = (overrides: Record<string, unknown> = {}) => issuer.claims({ audience: AUDIENCE, now: clock.now() }, overrides);
-const verify = (token: string) => verifyOidcToken(keys, { issuer: issuer.url, audience: AUDIENCE, now: clock.now() }, token);
+const verify = (token: string) => verifyProviderToken(GITHUB, keys, { issuer: issuer.url, audience: AUDIENCE, now: clock.now() }, token);
 
 async function reasonOf(token: string): Promise<{ reason: RefusalReason; subject: string | null }> {
   try {

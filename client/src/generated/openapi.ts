@@ -807,8 +807,12 @@ export interface components {
              */
             release: boolean;
         };
-        /** @description Claims of the job's verified OIDC token (GitHub Actions names in parentheses). */
+        /**
+         * @description Claims of the job's verified OIDC token, in one shape for every provider (GitHub Actions names in
+         *     parentheses; each provider's in `docs/keyless-ci.md`). A field the provider's token does not carry is null.
+         */
         BuildProvenance: {
+            provider: components["schemas"]["CiProvider"];
             /** @description (`repository`) owner/name. */
             repository: string | null;
             /** @description (`repository_id`) */
@@ -1247,9 +1251,31 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /**
+         * @description A trust rule of one CI provider (`docs/keyless-ci.md`). Each provider's rule names its tenant first and
+         *     cannot be written without it (422 with pointers): GitHub and GitLab a `subjectPattern`, Buildkite an
+         *     `organizationSlug`, CircleCI a `projectId` (and its organisation's issuer), Bitbucket a `workspaceUuid` and
+         *     `repositoryUuid` (and its workspace's issuer). A field of another provider's rules is 422.
+         */
         OidcRuleCreate: {
-            /** @description Pattern for the token's `sub` claim; `*` matches any text without a colon. */
-            subjectPattern: string;
+            provider?: components["schemas"]["CiProvider"];
+            /**
+             * Format: uri
+             * @description The provider's issuer, as its tokens name it (`iss`). GitHub: leave it out (the configured issuer).
+             *     GitLab: `https://gitlab.com` by default, or a self-managed instance listed in `OIDC_ALLOWED_ISSUERS`.
+             *     Buildkite: `https://agent.buildkite.com` by default. CircleCI (required):
+             *     `https://oidc.circleci.com/org/<organization id>`. Bitbucket (required):
+             *     `https://api.bitbucket.org/2.0/workspaces/<workspace>/pipelines-config/identity/oidc`. Any other must be
+             *     listed in `OIDC_ALLOWED_ISSUERS`. One issuer is one provider's within an app.
+             */
+            issuer?: string;
+            /**
+             * @description GitHub (required): pattern for the token's `sub`, `repo:<owner>/<repo>:ref:<ref>` or
+             *     `repo:<owner>/<repo>:environment:<environment>`. GitLab (required):
+             *     `project_path:<group>/<project>:ref_type:<branch|tag>:ref:<ref>`. `*` matches any text without a colon
+             *     (nor, in a GitLab project path, a slash).
+             */
+            subjectPattern?: string;
             /** @description The only workflow allowed to exchange (claim `job_workflow_ref`): `<owner>/<repo>/<path>@<ref>`. */
             workflowRef?: string;
             /** @description The token's CI environment must equal this exactly. */
@@ -1274,11 +1300,49 @@ export interface components {
              * @default false
              */
             releaseBuilds: boolean;
+            /** @description GitLab. The token's `namespace_id` must equal it (pinned on first use when absent). */
+            namespaceId?: string;
+            /**
+             * @description GitLab: the token's `project_id` (numeric; pinned on first use when the pattern names one project).
+             *     CircleCI (required): the project's id (a UUID), claim `oidc.circleci.com/project-id`.
+             */
+            projectId?: string;
+            /** @description GitLab. The token's `ci_config_ref_uri` must equal it: `<host>/<group>/<project>//<path>@refs/heads/<branch>`. */
+            configRef?: string;
+            /** @description GitLab. Only jobs on a protected branch or tag (`ref_protected` "true"). */
+            protectedRefOnly?: boolean;
+            /** @description Buildkite (required). The token's `organization_slug` must equal it. */
+            organizationSlug?: string;
+            /** @description Buildkite. Pattern for the token's `pipeline_slug` (`*` allowed, not only `*`). */
+            pipelineSlug?: string;
+            /**
+             * @description Buildkite, CircleCI, Bitbucket. Pattern for the job's branch (`build_branch`, `vcs-ref` without
+             *     `refs/heads/`, `branchName`); `*` matches no colon, so a fork's `<owner>:<branch>` never matches.
+             */
+            branch?: string;
+            /** @description CircleCI. Every listed context must be among the job's `oidc.circleci.com/context-ids`. */
+            contextIds?: string[];
+            /** @description Bitbucket (required). The token's `workspaceUuid`, in braces: `{xxxxxxxx-...}`. */
+            workspaceUuid?: string;
+            /** @description Bitbucket (required). The token's `repositoryUuid`, in braces. */
+            repositoryUuid?: string;
+            /** @description Bitbucket. The token's `deploymentEnvironmentUuid`, in braces. */
+            deploymentEnvironmentUuid?: string;
         };
+        /**
+         * @description The CI provider whose tokens a trust rule admits.
+         * @default github
+         * @enum {string}
+         */
+        CiProvider: "github" | "gitlab" | "buildkite" | "circleci" | "bitbucket";
+        /** @description A trust rule; a field its provider's rules do not have, or that it does not set, is null. */
         OidcRule: {
             id: string;
             appId: string;
-            subjectPattern: string;
+            provider: components["schemas"]["CiProvider"];
+            /** @description The issuer the rule trusts (for GitHub, the configured one). */
+            issuer: string;
+            subjectPattern: string | null;
             workflowRef: string | null;
             environment: string | null;
             scopes: components["schemas"]["CiScope"][];
@@ -1288,6 +1352,17 @@ export interface components {
             events: string[] | null;
             /** @description Builds registered through this rule are release builds. */
             releaseBuilds: boolean;
+            namespaceId?: string | null;
+            projectId?: string | null;
+            configRef?: string | null;
+            protectedRefOnly?: boolean | null;
+            organizationSlug?: string | null;
+            pipelineSlug?: string | null;
+            branch?: string | null;
+            contextIds?: string[] | null;
+            workspaceUuid?: string | null;
+            repositoryUuid?: string | null;
+            deploymentEnvironmentUuid?: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1384,16 +1459,21 @@ export interface components {
              */
             rules: components["schemas"]["RuleOutcome"][] | null;
         };
-        /** @description The claims of an OIDC token that trust rules look at, under GitHub's names (null when absent). */
+        /**
+         * @description The claims of an OIDC token that trust rules look at, under its provider's own names (null when absent):
+         *     for GitHub the ones below; for GitLab, Buildkite, CircleCI and Bitbucket those `docs/keyless-ci.md` lists.
+         */
         TokenClaims: {
-            sub: string | null;
-            repository: string | null;
-            repository_id: string | null;
-            repository_owner_id: string | null;
-            ref: string | null;
-            environment: string | null;
-            event_name: string | null;
-            job_workflow_ref: string | null;
+            sub?: string | null;
+            repository?: string | null;
+            repository_id?: string | null;
+            repository_owner_id?: string | null;
+            ref?: string | null;
+            environment?: string | null;
+            event_name?: string | null;
+            job_workflow_ref?: string | null;
+        } & {
+            [key: string]: string | null;
         };
         RuleOutcome: {
             /** @description The trust rule. */
@@ -2718,6 +2798,8 @@ export interface operations {
                      * @example {
                      *       "id": "rul_Zt4mW8pQ1a",
                      *       "appId": "app_3fK9xQ2mZ",
+                     *       "provider": "github",
+                     *       "issuer": "https://token.actions.githubusercontent.com",
                      *       "subjectPattern": "repo:acme/mobile-app:ref:refs/heads/main",
                      *       "workflowRef": "acme/mobile-app/.github/workflows/release.yml@refs/heads/main",
                      *       "environment": null,

@@ -5,7 +5,7 @@
  * it and never from anything the request declares.
  */
 import type { RequestContext } from '../context';
-import type { BuildProvenance } from './provenance';
+import type { BuildProvenance } from '../../oidc/providers/model';
 
 /**
  * While no trust rule of the app says which jobs release, a keyless build is a release build when its job's verified

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context';
 import type { BuildDoc } from '../../data/builds-repo';
 import { isAppPrincipal } from '../../auth/principal';
-import type { BuildProvenance } from './provenance';
+import type { BuildProvenance } from '../../oidc/providers/model';
 import { signUploadToken, uploadUrl } from '../../uploads/upload-token';
 
 export interface ArtifactView {

@@ -1,0 +1,33 @@
+import type { Clock } from '../core/clock';
+import { IssuerKeys } from './issuer-keys';
+
+/** Issuers whose keys an instance keeps at once; the least recently used is forgotten (and refetched if used again). */
+export const MAX_CACHED_ISSUERS = 256;
+
+/**
+ * The key sets of every issuer a token may be verified against, each an IssuerKeys (discovery, cache, cooldown,
+ * bounds and timeouts as for GitHub's), so a kid is only ever looked up among its own issuer's keys. The caller asks
+ * only for issuers a rule of the app names and the operator allows (issuers.ts): the registry fetches whatever it is
+ * asked for, so it must never be asked for a token's unverified `iss` alone.
+ */
+export class IssuerKeyRegistry {
+  private readonly sets = new Map<string, IssuerKeys>();
+
+  constructor(private readonly clock: Clock) {}
+
+  keysOf(issuer: string): IssuerKeys {
+    let keys = this.sets.get(issuer);
+    if (keys) {
+      this.sets.delete(issuer); // re-inserted last: Map order is the recency order
+    } else {
+      keys = new IssuerKeys(issuer, this.clock);
+      if (this.sets.size >= MAX_CACHED_ISSUERS) this.sets.delete(this.sets.keys().next().value!);
+    }
+    this.sets.set(issuer, keys);
+    return keys;
+  }
+
+  get size(): number {
+    return this.sets.size;
+  }
+}
