@@ -596,93 +596,151 @@ async function call(what, credential, operation, opts = {}) {
 }
 
 // client/src/commit.ts
-var import_node_child_process = require("node:child_process");
+var import_node_child_process2 = require("node:child_process");
 var import_node_path = __toESM(require("node:path"));
-var CI_COMMIT_VARIABLES = ["GITHUB_SHA", "CI_COMMIT_SHA", "BITRISE_GIT_COMMIT", "CIRCLE_SHA1", "BUILD_SOURCEVERSION"];
-var FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
-function repositoryHead(file) {
-  const cleanEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("GIT_")) cleanEnv[name] = value;
+
+// client/src/providers/shared.ts
+function fullRef(env, tagVariable, branchVariable) {
+  const tag = env[tagVariable]?.trim();
+  if (tag) return `refs/tags/${tag}`;
+  const branch = env[branchVariable]?.trim();
+  return branch ? `refs/heads/${branch}` : void 0;
+}
+function httpUrl(value) {
+  const url = value?.trim();
+  return url && /^https?:\/\/[^\s]+$/.test(url) ? url : void 0;
+}
+var COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+var MAX_TOKEN_CHARS = 16384;
+var isCompactJws = (text) => text.length <= MAX_TOKEN_CHARS && COMPACT_JWS.test(text);
+function unverifiedAudience(token) {
   try {
-    const head = (0, import_node_child_process.execFileSync)("git", ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
-      cwd: import_node_path.default.dirname(import_node_path.default.resolve(file)),
-      env: cleanEnv,
-      stdio: ["ignore", "pipe", "ignore"],
-      timeout: 5e3
-    }).toString().trim();
-    return FULL_SHA.test(head) ? head.toLowerCase() : null;
+    const payload = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString("utf8"));
+    const aud = payload?.aud;
+    if (typeof aud === "string") return aud;
+    if (Array.isArray(aud) && aud.every((a) => typeof a === "string")) return aud;
   } catch {
-    return null;
   }
+  return void 0;
 }
-function detectCommit(explicit, env, file) {
-  if (explicit) return { commit: explicit, source: "--commit" };
-  for (const name of CI_COMMIT_VARIABLES) {
-    const value = env[name]?.trim();
-    if (value && FULL_SHA.test(value)) return { commit: value, source: name };
+function checkVariableToken(token, variable, audience, acceptList, hint) {
+  if (!isCompactJws(token)) throw new CliError(`${variable} holds no OIDC token (not a compact JWS): ${hint}`);
+  const aud = unverifiedAudience(token);
+  const ours = aud === audience || acceptList && Array.isArray(aud) && aud.includes(audience);
+  if (!ours) {
+    const said = aud === void 0 ? "no audience" : `audience ${printable(JSON.stringify(aud)).slice(0, 200)}`;
+    throw new CliError(`the OIDC token in ${variable} has ${said}, not "${audience}": ${hint}`);
   }
-  const head = file ? repositoryHead(file) : null;
-  return head ? { commit: head, source: "git" } : { commit: null, source: "none" };
-}
-function idempotencyKey(env, sha256) {
-  const runId = env.GITHUB_RUN_ID;
-  if (!runId || !/^\d{1,20}$/.test(runId)) return void 0;
-  const attempt = /^\d{1,6}$/.test(env.GITHUB_RUN_ATTEMPT ?? "") ? env.GITHUB_RUN_ATTEMPT : "1";
-  return `sgci.${runId}.${attempt}.${sha256}`;
+  return token;
 }
 
-// client/src/claims.ts
-var RULE_CLAIMS = ["sub", "repository", "repository_id", "repository_owner_id", "ref", "environment", "event_name", "job_workflow_ref"];
-function decodeRuleClaims(unverifiedToken) {
-  const parts = unverifiedToken.split(".");
-  if (parts.length !== 3 || parts[1].length > 16384) return null;
-  let payload;
-  try {
-    payload = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
-  } catch {
-    return null;
-  }
-  if (!payload || typeof payload !== "object") return null;
-  const claims = {};
-  for (const name of RULE_CLAIMS) {
-    const value = payload[name];
-    if (typeof value === "string" || typeof value === "number") claims[name] = String(value).slice(0, 512);
-  }
-  return claims;
+// client/src/providers/types.ts
+var DEFAULT_ID_TOKEN_VAR = "SHIELDGATE_ID_TOKEN";
+var defaultTokenOptions = () => ({ idTokenVar: DEFAULT_ID_TOKEN_VAR });
+
+// client/src/providers/bitbucket.ts
+var VARIABLE = "BITBUCKET_STEP_OIDC_TOKEN";
+var setup = (audience) => `add "oidc: { audiences: [${audience}] }" to the step ("oidc: true" alone gives a token for the workspace's audience; docs/keyless-ci.md, Bitbucket Pipelines)`;
+var bitbucket = {
+  name: "Bitbucket Pipelines",
+  oneTokenPerJob: true,
+  commitVariable: "BITBUCKET_COMMIT",
+  detect: (env) => Boolean(env.BITBUCKET_BUILD_NUMBER),
+  idToken: async (env, audience) => {
+    const token = env[VARIABLE]?.trim();
+    if (!token) throw new CliError(bitbucket.missingSetupHint(audience, defaultTokenOptions()));
+    return checkVariableToken(token, VARIABLE, audience, true, setup(audience));
+  },
+  commit: (env) => env.BITBUCKET_COMMIT,
+  ref: (env) => fullRef(env, "BITBUCKET_TAG", "BITBUCKET_BRANCH"),
+  runUrl: (env) => {
+    const origin = env.BITBUCKET_GIT_HTTP_ORIGIN?.trim().replace(/^http:\/\/bitbucket\.org\//, "https://bitbucket.org/").replace(/(\.git)?\/*$/, "");
+    const build = env.BITBUCKET_BUILD_NUMBER?.trim();
+    return origin && build && /^\d{1,12}$/.test(build) ? httpUrl(`${origin}/pipelines/results/${build}`) : void 0;
+  },
+  missingSetupHint: (audience) => `no OIDC token: ${setup(audience)}`
+};
+
+// client/src/providers/command.ts
+var import_node_child_process = require("node:child_process");
+var COMMAND_TIMEOUT_MS = 3e4;
+var MAX_OUTPUT_BYTES = 64 * 1024;
+var TOKEN_LIKE = /[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}/g;
+function stderrLine(stderr) {
+  const line = stderr.split(/\r?\n|\r/).find((l) => l.trim()) ?? "";
+  return printable(line.replace(TOKEN_LIKE, "[token]")).trim().slice(0, 200);
 }
-var NEVER_TRUSTED_EVENTS = ["pull_request", "pull_request_target"];
-function suggestRule(claims) {
-  if (!claims.sub || !claims.repository) return null;
-  if (claims.event_name && NEVER_TRUSTED_EVENTS.includes(claims.event_name)) return null;
-  const context = /^repo:[^:]+:(.+)$/.exec(claims.sub)?.[1] ?? null;
-  const rule = {
-    subjectPattern: context ? `repo:${claims.repository}:${context}` : claims.sub,
-    scopes: ["builds:write", "builds:read", "scans:read"]
-  };
-  if (claims.job_workflow_ref) rule.workflowRef = claims.job_workflow_ref;
-  if (claims.environment) rule.environment = claims.environment;
-  if (claims.repository_id) rule.repositoryId = claims.repository_id;
-  if (claims.repository_owner_id) rule.repositoryOwnerId = claims.repository_owner_id;
-  return rule;
+function runTokenCommand(command, env, timeoutMs2 = COMMAND_TIMEOUT_MS) {
+  const shown = `${command.file} ${command.args.join(" ")}`;
+  return new Promise((resolve, reject) => {
+    const child = (0, import_node_child_process.execFile)(
+      command.file,
+      command.args,
+      { env, timeout: timeoutMs2, maxBuffer: MAX_OUTPUT_BYTES, encoding: "utf8", windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error) {
+          const { code: code2, killed, signal } = error;
+          if (code2 === "ENOENT") return reject(new CliError(`no OIDC token: ${command.file} is not on PATH (${command.missingTool})`));
+          if (code2 === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") return reject(new CliError(`no OIDC token: "${shown}" printed more than ${MAX_OUTPUT_BYTES / 1024} KiB (${command.docs})`));
+          if (killed) return reject(new CliError(`no OIDC token: "${shown}" did not answer within ${Math.round(timeoutMs2 / 1e3)} s (${command.docs})`));
+          const said = stderrLine(String(stderr ?? "")) || (typeof code2 === "number" ? `exit code ${code2}` : signal ? `signal ${signal}` : String(code2 ?? "no answer"));
+          return reject(new CliError(`no OIDC token: "${shown}" failed: ${said} (${command.docs})`));
+        }
+        const token = String(stdout).trim();
+        if (!isCompactJws(token)) return reject(new CliError(`no OIDC token: "${shown}" printed no token (its output is not a compact JWS; ${command.docs})`));
+        resolve(token);
+      }
+    );
+    child.stdin?.end();
+  });
 }
-function refusalReport(appId, serverUrl2, claims) {
-  const lines = [`The service refused this job's OIDC token for app ${appId}: no trust rule of the app admits it.`];
-  if (!claims) return [...lines, "The token GitHub gave could not be decoded to show its claims."];
-  lines.push("This job's claims (decoded locally from its token, not verified):");
-  for (const name of RULE_CLAIMS) lines.push(`  ${name}: ${claims[name] ?? "(absent)"}`);
-  const rule = suggestRule(claims);
-  if (!rule) {
-    lines.push(`Jobs of "${claims.event_name}" events run code from forks and are never trusted; register builds from a push, release or workflow_dispatch job.`);
-    return lines;
-  }
-  lines.push(
-    "A trust rule that would admit this job (create it with an API key that has rules:write):",
-    `  curl -X POST ${serverUrl2.replace(/\/+$/, "")}/v1/apps/${appId}/oidc-rules \\`,
-    '    -H "Authorization: Bearer $SHIELDGATE_ADMIN_KEY" -H "Content-Type: application/json" \\',
-    `    -d '${JSON.stringify(rule).replace(/'/g, "'\\''")}'`
-  );
-  return lines;
-}
+
+// client/src/providers/buildkite.ts
+var DOCS = "docs/keyless-ci.md, Buildkite";
+var buildkite = {
+  name: "Buildkite",
+  oneTokenPerJob: false,
+  commitVariable: "BUILDKITE_COMMIT",
+  detect: (env) => env.BUILDKITE === "true",
+  idToken: (env, audience, options) => runTokenCommand(
+    {
+      file: "buildkite-agent",
+      args: ["oidc", "request-token", "--audience", audience],
+      missingTool: `run the step on a Buildkite agent v3.41 or later; in a container, add "mount-buildkite-agent: true" to the docker plugin; ${DOCS}`,
+      docs: DOCS
+    },
+    env,
+    options.commandTimeoutMs
+  ),
+  commit: (env) => env.BUILDKITE_COMMIT,
+  ref: (env) => fullRef(env, "BUILDKITE_TAG", "BUILDKITE_BRANCH"),
+  runUrl: (env) => httpUrl(env.BUILDKITE_BUILD_URL),
+  missingSetupHint: (audience) => `no OIDC token: run "buildkite-agent oidc request-token --audience ${audience}" on the step's agent (agent v3.41 or later; ${DOCS})`
+};
+
+// client/src/providers/circleci.ts
+var DOCS2 = "docs/keyless-ci.md, CircleCI";
+var circleci = {
+  name: "CircleCI",
+  oneTokenPerJob: false,
+  commitVariable: "CIRCLE_SHA1",
+  detect: (env) => env.CIRCLECI === "true",
+  idToken: (env, audience, options) => runTokenCommand(
+    {
+      file: "circleci",
+      // JSON.stringify, so an audience is always one well-formed JSON string, whatever it holds.
+      args: ["run", "oidc", "get", "--claims", JSON.stringify({ aud: audience })],
+      missingTool: `run the job in an image that has the CircleCI CLI, such as a cimg/* convenience image or a machine executor; ${DOCS2}`,
+      docs: DOCS2
+    },
+    env,
+    options.commandTimeoutMs
+  ),
+  commit: (env) => env.CIRCLE_SHA1,
+  ref: (env) => fullRef(env, "CIRCLE_TAG", "CIRCLE_BRANCH"),
+  runUrl: (env) => httpUrl(env.CIRCLE_BUILD_URL),
+  missingSetupHint: () => `no OIDC token: run the job where the CircleCI CLI's "circleci run oidc get" works (a cimg/* image or a machine executor; ${DOCS2})`
+};
 
 // client/src/github.ts
 var import_node_fs = __toESM(require("node:fs"));
@@ -732,6 +790,152 @@ function appendSummary(env, markdown) {
   if (env.GITHUB_STEP_SUMMARY) import_node_fs.default.appendFileSync(env.GITHUB_STEP_SUMMARY, markdown.endsWith(import_node_os.EOL) ? markdown : markdown + import_node_os.EOL);
 }
 
+// client/src/providers/github.ts
+var github = {
+  name: "GitHub Actions",
+  oneTokenPerJob: false,
+  commitVariable: "GITHUB_SHA",
+  // The token endpoint alone counts too, as it always has: a step may run with GITHUB_ACTIONS unset.
+  detect: (env) => inGitHubActions(env) || canRequestIdToken(env),
+  idToken: async (env, audience) => {
+    if (!canRequestIdToken(env)) throw new CliError(github.missingSetupHint(audience, defaultTokenOptions()));
+    return requestIdToken(env, audience);
+  },
+  commit: (env) => env.GITHUB_SHA,
+  ref: (env) => env.GITHUB_REF || void 0,
+  runUrl: (env) => env.GITHUB_REPOSITORY && /^\d{1,20}$/.test(env.GITHUB_RUN_ID ?? "") ? httpUrl(`${env.GITHUB_SERVER_URL || "https://github.com"}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`) : void 0,
+  missingSetupHint: () => 'no OIDC token: add "permissions: id-token: write" to the job (docs/keyless-ci.md, GitHub Actions)'
+};
+
+// client/src/providers/gitlab.ts
+var setup2 = (audience, options) => `add "id_tokens: ${options.idTokenVar}: aud: ${audience}" to the job (docs/keyless-ci.md, GitLab)`;
+var gitlab = {
+  name: "GitLab CI",
+  oneTokenPerJob: true,
+  commitVariable: "CI_COMMIT_SHA",
+  detect: (env) => env.GITLAB_CI === "true",
+  idToken: async (env, audience, options) => {
+    const token = env[options.idTokenVar]?.trim();
+    if (!token) throw new CliError(gitlab.missingSetupHint(audience, options));
+    return checkVariableToken(token, options.idTokenVar, audience, false, setup2(audience, options));
+  },
+  commit: (env) => env.CI_COMMIT_SHA,
+  ref: (env) => fullRef(env, "CI_COMMIT_TAG", "CI_COMMIT_REF_NAME"),
+  runUrl: (env) => httpUrl(env.CI_JOB_URL) ?? httpUrl(env.CI_PIPELINE_URL),
+  missingSetupHint: (audience, options) => `no OIDC token: ${setup2(audience, options)}`
+};
+
+// client/src/providers/detect.ts
+var PROVIDERS = [github, gitlab, buildkite, circleci, bitbucket];
+var detectProvider = (env) => PROVIDERS.find((p) => p.detect(env));
+
+// client/src/commit.ts
+var CI_COMMIT_VARIABLES = ["GITHUB_SHA", "CI_COMMIT_SHA", "BITRISE_GIT_COMMIT", "CIRCLE_SHA1", "BUILD_SOURCEVERSION"];
+var KNOWN_COMMIT_VARIABLES = [.../* @__PURE__ */ new Set([...PROVIDERS.map((p) => p.commitVariable), ...CI_COMMIT_VARIABLES])];
+var FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
+function repositoryHead(file) {
+  const cleanEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("GIT_")) cleanEnv[name] = value;
+  try {
+    const head = (0, import_node_child_process2.execFileSync)("git", ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], {
+      cwd: import_node_path.default.dirname(import_node_path.default.resolve(file)),
+      env: cleanEnv,
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5e3
+    }).toString().trim();
+    return FULL_SHA.test(head) ? head.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+function detectCommit(explicit, env, file) {
+  if (explicit) return { commit: explicit, source: "--commit" };
+  const provider = detectProvider(env);
+  const own = provider?.commit(env)?.trim();
+  if (provider && own && FULL_SHA.test(own)) return { commit: own, source: provider.commitVariable };
+  for (const name of CI_COMMIT_VARIABLES) {
+    const value = env[name]?.trim();
+    if (value && FULL_SHA.test(value)) return { commit: value, source: name };
+  }
+  const head = file ? repositoryHead(file) : null;
+  return head ? { commit: head, source: "git" } : { commit: null, source: "none" };
+}
+function idempotencyKey(env, sha256) {
+  const runId = env.GITHUB_RUN_ID;
+  if (!runId || !/^\d{1,20}$/.test(runId)) return void 0;
+  const attempt = /^\d{1,6}$/.test(env.GITHUB_RUN_ATTEMPT ?? "") ? env.GITHUB_RUN_ATTEMPT : "1";
+  return `sgci.${runId}.${attempt}.${sha256}`;
+}
+
+// client/src/claims.ts
+var RULE_CLAIMS = ["sub", "repository", "repository_id", "repository_owner_id", "ref", "environment", "event_name", "job_workflow_ref"];
+function decodeRuleClaims(unverifiedToken) {
+  const parts = unverifiedToken.split(".");
+  if (parts.length !== 3 || parts[1].length > 16384) return null;
+  let payload;
+  try {
+    payload = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (!payload || typeof payload !== "object") return null;
+  const claims = {};
+  for (const name of RULE_CLAIMS) {
+    const value = payload[name];
+    if (typeof value === "string" || typeof value === "number") claims[name] = String(value).slice(0, 512);
+  }
+  return claims;
+}
+var NEVER_TRUSTED_EVENTS = ["pull_request", "pull_request_target"];
+function suggestRule(claims) {
+  if (!claims.sub || !claims.repository) return null;
+  if (claims.event_name && NEVER_TRUSTED_EVENTS.includes(claims.event_name)) return null;
+  const context = /^repo:[^:]+:(.+)$/.exec(claims.sub)?.[1] ?? null;
+  const rule = {
+    subjectPattern: context ? `repo:${claims.repository}:${context}` : claims.sub,
+    scopes: ["builds:write", "builds:read", "scans:read"]
+  };
+  if (claims.job_workflow_ref) rule.workflowRef = claims.job_workflow_ref;
+  if (claims.environment) rule.environment = claims.environment;
+  if (claims.repository_id) rule.repositoryId = claims.repository_id;
+  if (claims.repository_owner_id) rule.repositoryOwnerId = claims.repository_owner_id;
+  return rule;
+}
+function refusalReport(appId, serverUrl2, claims, job) {
+  const lines = [`The service refused this job's OIDC token for app ${appId}: no trust rule of the app admits it.`];
+  if (job) return [...lines, ...otherCiReport(claims, job)];
+  if (!claims) return [...lines, "The token GitHub gave could not be decoded to show its claims."];
+  lines.push("This job's claims (decoded locally from its token, not verified):");
+  for (const name of RULE_CLAIMS) lines.push(`  ${name}: ${claims[name] ?? "(absent)"}`);
+  const rule = suggestRule(claims);
+  if (!rule) {
+    lines.push(`Jobs of "${claims.event_name}" events run code from forks and are never trusted; register builds from a push, release or workflow_dispatch job.`);
+    return lines;
+  }
+  lines.push(
+    "A trust rule that would admit this job (create it with an API key that has rules:write):",
+    `  curl -X POST ${serverUrl2.replace(/\/+$/, "")}/v1/apps/${appId}/oidc-rules \\`,
+    '    -H "Authorization: Bearer $SHIELDGATE_ADMIN_KEY" -H "Content-Type: application/json" \\',
+    `    -d '${JSON.stringify(rule).replace(/'/g, "'\\''")}'`
+  );
+  return lines;
+}
+function otherCiReport(claims, job) {
+  const lines = [`This job: ${[job.provider, job.ref, job.runUrl].filter(Boolean).join(", ")}`];
+  if (!claims) lines.push(`The token ${job.provider} gave could not be decoded to show its claims.`);
+  else {
+    lines.push("Its token's claims (decoded locally, not verified):");
+    for (const name of ["sub", "ref", "environment"]) if (claims[name]) lines.push(`  ${name}: ${claims[name]}`);
+  }
+  if (job.oneTokenPerJob) {
+    lines.push(
+      job.resent ? `${job.provider} gives a job one token and the service accepts it once: the attempt before this one may have spent it.` : `${job.provider} gives a job one token and the service accepts it once: if an earlier shieldgate-ci command of this job exchanged it, that is why (one command per job: upload --wait).`
+    );
+  }
+  lines.push(`The trust rules of ${job.provider} jobs: docs/keyless-ci.md.`);
+  return lines;
+}
+
 // client/src/credentials.ts
 var RENEW_MARGIN_MS = 6e4;
 var ExchangeRefused = class extends CliError {
@@ -745,8 +949,7 @@ var ExchangeRefused = class extends CliError {
 function apiKeyCredential(key) {
   return { kind: "api_key", authorization: async () => `Bearer ${key}`, renew: async () => false };
 }
-async function exchangeOnce(api, env, serverUrl2, appId, log, now) {
-  const idToken = await requestIdToken(env, serverUrl2);
+async function exchangeOnce({ api, env, serverUrl: serverUrl2, appId, log, now, provider }, idToken) {
   for (let attempt = 1; ; attempt++) {
     let answer;
     try {
@@ -759,10 +962,12 @@ async function exchangeOnce(api, env, serverUrl2, appId, log, now) {
     const { data, error, response } = answer;
     if (data) {
       mask(env, data.accessToken);
-      return { token: data.accessToken, renewAt: now() + data.expiresIn * 1e3 - Math.min(RENEW_MARGIN_MS, data.expiresIn * 1e3 / 2) };
+      const expiresAt = now() + data.expiresIn * 1e3;
+      return { token: data.accessToken, renewAt: expiresAt - Math.min(RENEW_MARGIN_MS, data.expiresIn * 1e3 / 2), expiresAt };
     }
     if (response.status === 401) {
-      const report = refusalReport(appId, serverUrl2, decodeRuleClaims(idToken));
+      const job = { provider: provider.name, ref: provider.ref(env), runUrl: provider.runUrl(env), oneTokenPerJob: provider.oneTokenPerJob, resent: attempt > 1 };
+      const report = refusalReport(appId, serverUrl2, decodeRuleClaims(idToken), provider === github ? void 0 : job);
       report.forEach(log);
       annotate(env, "error", "shieldgate: OIDC exchange refused", `${report[0]} The job's claims and a rule that would admit it are in the step log.`);
       throw new ExchangeRefused(report);
@@ -775,30 +980,42 @@ async function exchangeOnce(api, env, serverUrl2, appId, log, now) {
     throw new ServiceError(response.status, problem.code, `token exchange: ${problem.detail}`);
   }
 }
-async function githubOidcCredential(api, env, serverUrl2, appId, log, now = Date.now) {
-  let held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
+function oneTokenSpent(provider) {
+  return new CliError(
+    `the access token expired and cannot be renewed: ${provider.name} gives a job one OIDC token and the service accepts it once (wait for the scan in a later job: shieldgate-ci scan BUILD_ID --wait; or set SHIELDGATE_API_KEY)`
+  );
+}
+async function ciOidcCredential(api, env, serverUrl2, appId, log, provider, options = defaultTokenOptions(), now = Date.now) {
+  const exchange = { api, env, serverUrl: serverUrl2, appId, log, now, provider };
+  const fresh = async () => exchangeOnce(exchange, await provider.idToken(env, serverUrl2, options));
+  let held = await fresh();
   return {
     kind: "oidc",
     authorization: async () => {
-      if (now() >= held.renewAt) held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
+      if (now() >= held.renewAt) {
+        if (!provider.oneTokenPerJob) held = await fresh();
+        else if (now() >= held.expiresAt) throw oneTokenSpent(provider);
+      }
       return `Bearer ${held.token}`;
     },
     renew: async () => {
-      held = await exchangeOnce(api, env, serverUrl2, appId, log, now);
+      if (provider.oneTokenPerJob) throw oneTokenSpent(provider);
+      held = await fresh();
       return true;
     }
   };
 }
-async function resolveCredential(api, env, serverUrl2, appId, log) {
+async function resolveCredential(api, env, serverUrl2, appId, log, options = defaultTokenOptions()) {
   if (env.SHIELDGATE_API_KEY) {
     mask(env, env.SHIELDGATE_API_KEY);
     return apiKeyCredential(env.SHIELDGATE_API_KEY);
   }
-  if (canRequestIdToken(env)) {
+  const provider = detectProvider(env);
+  if (provider) {
     if (!appId) throw new CliError("--app is required for the keyless exchange (or set SHIELDGATE_API_KEY)");
-    return githubOidcCredential(api, env, serverUrl2, appId, log);
+    return ciOidcCredential(api, env, serverUrl2, appId, log, provider, options);
   }
-  throw new CliError('no credential: set SHIELDGATE_API_KEY, or run in GitHub Actions with "permissions: id-token: write"');
+  throw new CliError(`no credential: set SHIELDGATE_API_KEY, or run in a CI whose OIDC token shieldgate-ci gets (${PROVIDERS.map((p) => p.name).join(", ")})`);
 }
 
 // client/src/file-digest.ts
@@ -1341,6 +1558,7 @@ var OPTIONS = {
   "fail-on-new": { type: "string" },
   sarif: { type: "string" },
   "manifest-path": { type: "string" },
+  "id-token-var": { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" }
 };
@@ -1367,20 +1585,29 @@ function timeoutMs(values) {
   if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError("--timeout must be a number of seconds");
   return Number(values.timeout) * 1e3;
 }
+function idTokenVar(values) {
+  const value = values["id-token-var"];
+  if (value === void 0) return DEFAULT_ID_TOKEN_VAR;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value)) throw new CliError(`--id-token-var must be a variable name (letters, digits, _), not "${value}"`);
+  return value;
+}
 
 // client/src/cli.ts
 var USAGE = `Usage:
   shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
                        [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
-                       [--manifest-path PATH] [--json]
+                       [--manifest-path PATH] [--id-token-var NAME] [--json]
   shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
-                       [--sarif FILE] [--json]
-  shieldgate-ci whoami [--app APP_ID] [--json]
+                       [--sarif FILE] [--id-token-var NAME] [--json]
+  shieldgate-ci whoami [--app APP_ID] [--id-token-var NAME] [--json]
 
-Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
-job's OIDC token exchanged for the app given by --app.
---commit defaults to the CI's own variable (GITHUB_SHA, CI_COMMIT_SHA, BITRISE_GIT_COMMIT, CIRCLE_SHA1,
-BUILD_SOURCEVERSION), else HEAD of the git repository that holds --file.
+Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else the job's OIDC token (audience: SHIELDGATE_URL)
+exchanged for the app given by --app, got by the client itself in GitHub Actions (permissions id-token: write),
+GitLab CI (the id_tokens: variable --id-token-var names, default SHIELDGATE_ID_TOKEN), Buildkite
+(buildkite-agent oidc request-token), CircleCI (circleci run oidc get) and Bitbucket Pipelines (the step's oidc).
+--commit defaults to the variable of the CI the job runs in (GITHUB_SHA, CI_COMMIT_SHA, BUILDKITE_COMMIT,
+CIRCLE_SHA1, BITBUCKET_COMMIT; also BITRISE_GIT_COMMIT, BUILD_SOURCEVERSION), else HEAD of the git repository
+that holds --file.
 --fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
 above it; the first scan of a package is the baseline and fails no --fail-on-new.
 --fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
@@ -1434,10 +1661,10 @@ async function upload(run2) {
   failOnNew(values);
   const timeout = timeoutMs(values);
   if (!import_node_fs4.default.existsSync(file) || !import_node_fs4.default.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + "\n"), { idTokenVar: idTokenVar(values) });
   const digest = await digestFile(file);
   const { commit, source } = detectCommit(values.commit, io.env, file);
-  if (!commit) say(`no commit known: pass --commit SHA (none from ${CI_COMMIT_VARIABLES.join(", ")}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
+  if (!commit) say(`no commit known: pass --commit SHA (none from ${KNOWN_COMMIT_VARIABLES.join(", ")}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
   else if (source === "git") say(`commit ${commit.slice(0, 12)}\u2026 (HEAD of the git repository holding ${file})`);
   const key = idempotencyKey(io.env, digest.sha256);
   const { data: build, response } = await call(
@@ -1468,7 +1695,7 @@ async function scanCommand(run2, buildId) {
   failUnder(values);
   failOnNew(values);
   const timeout = timeoutMs(values);
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"), { idTokenVar: idTokenVar(values) });
   if (waits(values)) return finish(run2, await waitForStaticScan(api, credential, buildId, timeout, run2.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === "static") ?? build.scans[build.scans.length - 1];
@@ -1477,7 +1704,9 @@ async function scanCommand(run2, buildId) {
 }
 async function whoami(run2) {
   const { io, values, api } = run2;
-  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"));
+  const credential = await resolveCredential(api, io.env, run2.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + "\n"), {
+    idTokenVar: idTokenVar(values)
+  });
   const { data } = await call("whoami", credential, (headers) => api.GET("/v1/whoami", { headers }));
   if (values.json) io.stdout.write(jsonLine(data));
   else run2.say(`app ${data.appId} (${data.plan}), ${data.auth}, scopes ${data.scopes.join(" ")}${data.expiresAt ? `, expires ${data.expiresAt}` : ""}`);

@@ -55,9 +55,21 @@ export function suggestRule(claims: UnverifiedClaims): SuggestedRule | null {
   return rule;
 }
 
-/** The lines printed for a refused exchange. */
-export function refusalReport(appId: string, serverUrl: string, claims: UnverifiedClaims | null): string[] {
+/** What the report says of a job outside GitHub Actions, whose claims GitHub's rule suggestion does not fit. */
+export interface RefusedJob {
+  provider: string;
+  ref?: string;
+  runUrl?: string;
+  /** The CI gives a job one token (GitLab, Bitbucket): a second exchange of it is refused as replayed. */
+  oneTokenPerJob: boolean;
+  /** The token was sent again after a transient failure, so the first attempt may have spent it. */
+  resent: boolean;
+}
+
+/** The lines printed for a refused exchange: GitHub's with a rule that would admit the job, others with the job. */
+export function refusalReport(appId: string, serverUrl: string, claims: UnverifiedClaims | null, job?: RefusedJob): string[] {
   const lines = [`The service refused this job's OIDC token for app ${appId}: no trust rule of the app admits it.`];
+  if (job) return [...lines, ...otherCiReport(claims, job)];
   if (!claims) return [...lines, 'The token GitHub gave could not be decoded to show its claims.'];
   lines.push("This job's claims (decoded locally from its token, not verified):");
   for (const name of RULE_CLAIMS) lines.push(`  ${name}: ${claims[name] ?? '(absent)'}`);
@@ -72,5 +84,24 @@ export function refusalReport(appId: string, serverUrl: string, claims: Unverifi
     '    -H "Authorization: Bearer $SHIELDGATE_ADMIN_KEY" -H "Content-Type: application/json" \\',
     `    -d '${JSON.stringify(rule).replace(/'/g, "'\\''")}'`,
   );
+  return lines;
+}
+
+/** The job, the claims every provider's token has, and why a one-token-per-job CI may see a refusal of a spent token. */
+function otherCiReport(claims: UnverifiedClaims | null, job: RefusedJob): string[] {
+  const lines = [`This job: ${[job.provider, job.ref, job.runUrl].filter(Boolean).join(', ')}`];
+  if (!claims) lines.push(`The token ${job.provider} gave could not be decoded to show its claims.`);
+  else {
+    lines.push("Its token's claims (decoded locally, not verified):");
+    for (const name of ['sub', 'ref', 'environment'] as const) if (claims[name]) lines.push(`  ${name}: ${claims[name]}`);
+  }
+  if (job.oneTokenPerJob) {
+    lines.push(
+      job.resent
+        ? `${job.provider} gives a job one token and the service accepts it once: the attempt before this one may have spent it.`
+        : `${job.provider} gives a job one token and the service accepts it once: if an earlier shieldgate-ci command of this job exchanged it, that is why (one command per job: upload --wait).`,
+    );
+  }
+  lines.push(`The trust rules of ${job.provider} jobs: docs/keyless-ci.md.`);
   return lines;
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { call, createApiClient, type ApiClient, type CredentialSource, type Scan } from './api';
-import { CI_COMMIT_VARIABLES, detectCommit, idempotencyKey } from './commit';
+import { detectCommit, idempotencyKey, KNOWN_COMMIT_VARIABLES } from './commit';
 import { resolveCredential } from './credentials';
 import { CliError, EXIT, type ExitCode } from './errors';
 import { jsonLine, printable, printableLines } from './log-text';
@@ -20,22 +20,25 @@ import { DEFAULT_MANIFEST, toSarif } from './sarif';
 import { uploadArtifact } from './upload';
 import { getBuild, getScan, waitForStaticScan } from './wait';
 import { VERSION } from './version';
-import { OPTIONS, failOnNew, failUnder, required, timeoutMs, waits, type Values } from './options';
+import { OPTIONS, failOnNew, failUnder, idTokenVar, required, timeoutMs, waits, type Values } from './options';
 
 export { VERSION };
 
 const USAGE = `Usage:
   shieldgate-ci upload --app APP_ID --file PATH --platform android|ios --version V [--commit SHA]
                        [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY] [--sarif FILE]
-                       [--manifest-path PATH] [--json]
+                       [--manifest-path PATH] [--id-token-var NAME] [--json]
   shieldgate-ci scan BUILD_ID [--app APP_ID] [--wait] [--timeout SECONDS] [--fail-under GRADE] [--fail-on-new SEVERITY]
-                       [--sarif FILE] [--json]
-  shieldgate-ci whoami [--app APP_ID] [--json]
+                       [--sarif FILE] [--id-token-var NAME] [--json]
+  shieldgate-ci whoami [--app APP_ID] [--id-token-var NAME] [--json]
 
-Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else (GitHub Actions, permissions id-token: write) the
-job's OIDC token exchanged for the app given by --app.
---commit defaults to the CI's own variable (GITHUB_SHA, CI_COMMIT_SHA, BITRISE_GIT_COMMIT, CIRCLE_SHA1,
-BUILD_SOURCEVERSION), else HEAD of the git repository that holds --file.
+Server: SHIELDGATE_URL. Credential: SHIELDGATE_API_KEY, else the job's OIDC token (audience: SHIELDGATE_URL)
+exchanged for the app given by --app, got by the client itself in GitHub Actions (permissions id-token: write),
+GitLab CI (the id_tokens: variable --id-token-var names, default SHIELDGATE_ID_TOKEN), Buildkite
+(buildkite-agent oidc request-token), CircleCI (circleci run oidc get) and Bitbucket Pipelines (the step's oidc).
+--commit defaults to the variable of the CI the job runs in (GITHUB_SHA, CI_COMMIT_SHA, BUILDKITE_COMMIT,
+CIRCLE_SHA1, BITBUCKET_COMMIT; also BITRISE_GIT_COMMIT, BUILD_SOURCEVERSION), else HEAD of the git repository
+that holds --file.
 --fail-on-new low|medium|high|critical fails on a finding new since the last build's scan (not suppressed) at or
 above it; the first scan of a package is the baseline and fails no --fail-on-new.
 --fail-under, --fail-on-new and --sarif imply --wait. Exit codes: 0 passed, 1 error, 2 gate failed, 3 OIDC exchange
@@ -114,10 +117,10 @@ async function upload(run: Run): Promise<ExitCode> {
   const timeout = timeoutMs(values);
   if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new CliError(`--file ${file} is not a file`);
 
-  const credential = await resolveCredential(api, io.env, run.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + '\n'));
+  const credential = await resolveCredential(api, io.env, run.serverUrl, appId, (lines) => io.stderr.write(printableLines(lines) + '\n'), { idTokenVar: idTokenVar(values) });
   const digest = await digestFile(file);
   const { commit, source } = detectCommit(values.commit, io.env, file);
-  if (!commit) say(`no commit known: pass --commit SHA (none from ${CI_COMMIT_VARIABLES.join(', ')}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
+  if (!commit) say(`no commit known: pass --commit SHA (none from ${KNOWN_COMMIT_VARIABLES.join(', ')}, and ${file} is in no git repository); the preview scan reports preview.commit-missing`);
   else if (source === 'git') say(`commit ${commit.slice(0, 12)}… (HEAD of the git repository holding ${file})`);
   const key = idempotencyKey(io.env, digest.sha256);
   const { data: build, response } = await call('register build', credential, (headers) =>
@@ -149,7 +152,7 @@ async function scanCommand(run: Run, buildId: string | undefined): Promise<ExitC
   failUnder(values);
   failOnNew(values);
   const timeout = timeoutMs(values);
-  const credential = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'));
+  const credential = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'), { idTokenVar: idTokenVar(values) });
   if (waits(values)) return finish(run, await waitForStaticScan(api, credential, buildId, timeout, run.say), buildId);
   const build = await getBuild(api, credential, buildId);
   const latest = build.scans.find((s) => s.engine === 'static') ?? build.scans[build.scans.length - 1];
@@ -159,7 +162,9 @@ async function scanCommand(run: Run, buildId: string | undefined): Promise<ExitC
 
 async function whoami(run: Run): Promise<ExitCode> {
   const { io, values, api } = run;
-  const credential: CredentialSource = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'));
+  const credential: CredentialSource = await resolveCredential(api, io.env, run.serverUrl, values.app, (lines) => io.stderr.write(printableLines(lines) + '\n'), {
+    idTokenVar: idTokenVar(values),
+  });
   const { data } = await call('whoami', credential, (headers) => api.GET('/v1/whoami', { headers }));
   if (values.json) io.stdout.write(jsonLine(data));
   else run.say(`app ${data.appId} (${data.plan}), ${data.auth}, scopes ${data.scopes.join(' ')}${data.expiresAt ? `, expires ${data.expiresAt}` : ''}`);

@@ -1,12 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Env } from './github';
+import { detectProvider, PROVIDERS } from './providers/detect';
 
 /**
  * The variables CI systems set to the commit a job checked out: GitHub Actions, GitLab CI, Bitrise, CircleCI, Azure
- * Pipelines. In this order; a job runs in one CI, so at most one is normally set.
+ * Pipelines. In this order; a job runs in one CI, so at most one is normally set. Read when the job's CI is not one
+ * detected from its environment (providers/detect.ts), whose own variable is read first.
  */
 export const CI_COMMIT_VARIABLES = ['GITHUB_SHA', 'CI_COMMIT_SHA', 'BITRISE_GIT_COMMIT', 'CIRCLE_SHA1', 'BUILD_SOURCEVERSION'] as const;
+
+/** Every variable a commit may come from, for the line that says none held one. */
+export const KNOWN_COMMIT_VARIABLES: readonly string[] = [...new Set([...PROVIDERS.map((p) => p.commitVariable), ...CI_COMMIT_VARIABLES])];
 
 /** A full SHA-1 or SHA-256 object name. Azure's BUILD_SOURCEVERSION is a changeset number for TFVC, not a commit. */
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
@@ -14,7 +19,7 @@ const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
 export interface DetectedCommit {
   commit: string | null;
   /** Where it came from: `--commit`, the CI variable's name, `git` (the file's repository) or `none`. */
-  source: '--commit' | (typeof CI_COMMIT_VARIABLES)[number] | 'git' | 'none';
+  source: '--commit' | (typeof CI_COMMIT_VARIABLES)[number] | 'BUILDKITE_COMMIT' | 'BITBUCKET_COMMIT' | 'git' | 'none';
 }
 
 /**
@@ -39,11 +44,16 @@ export function repositoryHead(file: string): string | null {
 }
 
 /**
- * The commit a build was made from: `--commit`, else the CI's own variable, else HEAD of the git repository holding
- * `file`, else none (the service's preview scan then reports `preview.commit-missing`).
+ * The commit a build was made from: `--commit`, else the variable of the CI the job is detected in, else any CI's
+ * variable, else HEAD of the git repository holding `file`, else none (the service's preview scan then reports
+ * `preview.commit-missing`). Buildkite's BUILDKITE_COMMIT may be `HEAD` (a build asked for without a commit): not a
+ * commit, so the next source is asked.
  */
 export function detectCommit(explicit: string | undefined, env: Env, file?: string): DetectedCommit {
   if (explicit) return { commit: explicit, source: '--commit' };
+  const provider = detectProvider(env);
+  const own = provider?.commit(env)?.trim();
+  if (provider && own && FULL_SHA.test(own)) return { commit: own, source: provider.commitVariable as DetectedCommit['source'] };
   for (const name of CI_COMMIT_VARIABLES) {
     const value = env[name]?.trim();
     if (value && FULL_SHA.test(value)) return { commit: value, source: name };

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { CliError } from './errors';
 import { isGrade, type Grade } from './grades';
 import { isSeverity, SEVERITIES, type Severity } from './severities';
+import { DEFAULT_ID_TOKEN_VAR } from './providers/types';
 
 export const OPTIONS = {
   app: { type: 'string' },
@@ -16,6 +17,7 @@ export const OPTIONS = {
   'fail-on-new': { type: 'string' },
   sarif: { type: 'string' },
   'manifest-path': { type: 'string' },
+  'id-token-var': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -49,4 +51,12 @@ export function timeoutMs(values: Values): number {
   if (values.timeout === undefined) return 600_000;
   if (!/^\d{1,6}$/.test(values.timeout) || Number(values.timeout) < 1) throw new CliError('--timeout must be a number of seconds');
   return Number(values.timeout) * 1000;
+}
+
+/** GitLab's `id_tokens:` variable the job's token is in: a variable name, SHIELDGATE_ID_TOKEN unless given. */
+export function idTokenVar(values: Values): string {
+  const value = values['id-token-var'];
+  if (value === undefined) return DEFAULT_ID_TOKEN_VAR;
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(value)) throw new CliError(`--id-token-var must be a variable name (letters, digits, _), not "${value}"`);
+  return value;
 }

@@ -38,7 +38,9 @@ function blocks(doc: string): Block[] {
   }
   return found;
 }
-const examples = (doc: string) => blocks(doc).filter((b) => ['sh', 'bash', 'yaml'].includes(b.lang) && TALKS.test(b.text));
+/** Other CIs' pipelines (first line `# .gitlab-ci.yml`...): keyless-pipelines.test.ts runs them as their CIs do. */
+const otherCiPipeline = (b: Block) => b.lang === 'yaml' && /^# (?!\.github\/workflows\/)\S+\.ya?ml\n/.test(b.text);
+const examples = (doc: string) => blocks(doc).filter((b) => ['sh', 'bash', 'yaml'].includes(b.lang) && TALKS.test(b.text) && !otherCiPipeline(b));
 
 let h: Harness;
 let issuer: OidcIssuer;
