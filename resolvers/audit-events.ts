@@ -9,6 +9,7 @@ import { connectionFields, type MappedResolvers } from './views';
 const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {
   id: (e) => e._id,
   claims: (e) => e.claims ?? null,
+  provider: (e) => (e.action === 'oidc.denied' ? (e.provider ?? 'github') : null),
   rules: (e) => e.rules ?? null,
   count: (e) => e.count ?? null,
   actor: (e) => actorOfEntry(e),

@@ -55,6 +55,11 @@ export interface AuditDoc {
   actor?: string | null;
   /** What it was done to: `app:<id>`, `api_key:<id>`, `staff:<id>`, `signing_key:<kid>`. */
   resource?: string | null;
+  /**
+   * oidc.denied: the CI provider whose model judged the token (`github` until a token named another trusted issuer;
+   * `unknown` when it named an issuer no rule trusts); absent on entries written before providers existed (GitHub).
+   */
+  provider?: string | null;
 }
 
 export interface AuditRuleOutcome {
@@ -145,11 +150,11 @@ export class AuditRepo {
    * Dashboards: reason and count of the refused exchanges (oidc.denied) in [from, to), of one app or (null) of every
    * app, at most `cap` + 1 entries (the caller refuses beyond).
    */
-  refusals(appId: string | null, from: Date, to: Date, cap: number): AsyncIterable<Pick<AuditDoc, 'occurredAt' | 'reason' | 'count'>> {
+  refusals(appId: string | null, from: Date, to: Date, cap: number): AsyncIterable<Pick<AuditDoc, 'occurredAt' | 'reason' | 'count' | 'provider'>> {
     const filter: Filter<AuditDoc> = { action: 'oidc.denied', occurredAt: { $gte: from, $lt: to } };
     if (appId !== null) filter.appId = appId;
-    return this.col.find(filter, { projection: { _id: 0, occurredAt: 1, reason: 1, count: 1 } }).limit(cap + 1) as unknown as AsyncIterable<
-      Pick<AuditDoc, 'occurredAt' | 'reason' | 'count'>
+    return this.col.find(filter, { projection: { _id: 0, occurredAt: 1, reason: 1, count: 1, provider: 1 } }).limit(cap + 1) as unknown as AsyncIterable<
+      Pick<AuditDoc, 'occurredAt' | 'reason' | 'count' | 'provider'>
     >;
   }
 

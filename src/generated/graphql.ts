@@ -642,6 +642,8 @@ export type AuditEvent = Node & {
   ruleId?: Maybe<Scalars['String']['output']>;
   /** oidc.denied of a verified token, and oidc.dry_run: the claims rules look at. */
   claims?: Maybe<TokenClaims>;
+  /** oidc.denied: the CI provider whose model judged the token (unknown: an issuer no rule trusts). */
+  provider?: Maybe<Scalars['String']['output']>;
   /** oidc.denied of a verified token, and oidc.dry_run: per rule of the app, the first check that failed. */
   rules?: Maybe<Array<RuleOutcome>>;
   /** oidc.denied: how many refusals the entry counts (of one token; of one reason and minute when nothing is proven). oidc.dry_run: how many dry runs of one caller, outcome and minute. */
@@ -852,6 +854,8 @@ export type RefusalDay = {
   day: Scalars['String']['output'];
   /** Why they were refused, as the audit trail records it (e.g. not_trusted, expired, bad_signature). */
   reason: Scalars['String']['output'];
+  /** The CI provider whose tokens they were: github, gitlab, buildkite, circleci, bitbucket, or unknown (an issuer no rule trusts). */
+  provider: Scalars['String']['output'];
   /** Refusals: the sum of the oidc.denied entries' counts. */
   count: Scalars['Int']['output'];
 };
@@ -1993,6 +1997,7 @@ export type AuditEventResolvers<ContextType = RequestContext, ParentType extends
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   ruleId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   claims?: Resolver<Maybe<ResolversTypes['TokenClaims']>, ParentType, ContextType>;
+  provider?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   rules?: Resolver<Maybe<Array<ResolversTypes['RuleOutcome']>>, ParentType, ContextType>;
   count?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   actor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2105,6 +2110,7 @@ export type BuildDayResolvers<ContextType = RequestContext, ParentType extends R
 export type RefusalDayResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['RefusalDay'] = ResolversParentTypes['RefusalDay']> = {
   day?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  provider?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 

@@ -5,6 +5,9 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { LIMITS } from '../scan/static/package/limits';
 
+/** The most claims a provider's rules look at, which an audit entry's TokenClaims.all lists. */
+const MAX_RULE_CLAIMS = 12;
+
 /** Field nesting, fragments flattened (a spread adds no level); introspection's __schema is not counted. */
 export const MAX_DEPTH = 8;
 /** Aliased fields per operation: aliases are how one request asks for the same costly field many times. */
@@ -58,7 +61,11 @@ export const AGGREGATE_COST = 500;
  * Lists without a size argument whose size has a known bound well above UNSIZED_LIST: priced at that bound. A scan
  * keeps up to 100 findings of package-chosen text, so 38 builds with their findings cost 3,800, not 950.
  */
-const BOUNDED_LISTS: Record<string, number> = { 'Scan.findings': LIMITS.findings };
+const BOUNDED_LISTS: Record<string, number> = {
+  'Scan.findings': LIMITS.findings,
+  // The claims one provider's rules look at (src/oidc/providers: GitLab's ten are the most).
+  'TokenClaims.all': MAX_RULE_CLAIMS,
+};
 /**
  * The aggregates (schema/dashboards.graphql, and threatStats of schema/threats.graphql), by type and field. threatStats
  * returns a list of daily counts but reads every threat of its range to make it (up to DASHBOARD_MAX_ROWS): priced as

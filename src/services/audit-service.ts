@@ -67,6 +67,8 @@ export async function recordAggregatedAudit(
     claims?: AuditDoc['claims'];
     rules?: AuditDoc['rules'];
     details?: AuditDoc['details'];
+    /** oidc.denied: the provider whose model judged the token; part of the entry's key, so each is counted apart. */
+    provider?: string;
   },
 ): Promise<boolean> {
   const deps = ctx.deps;
@@ -74,7 +76,8 @@ export async function recordAggregatedAudit(
   if (!app) return false;
   const now = deps.clock.now();
   const bucket = entry.bucket ?? `minute:${Math.floor(now.getTime() / 60_000)}`;
-  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason ?? ''}\n${bucket}`).digest('base64url').slice(0, 24);
+  const counted = entry.provider ? `${bucket}\n${entry.provider}` : bucket;
+  const key = createHash('sha256').update(`${app._id}\n${entry.action}\n${entry.reason ?? ''}\n${counted}`).digest('base64url').slice(0, 24);
   return deps.repos.audit.incrementAggregate({
     _id: `aud_${key}`,
     appId: app._id,
@@ -87,6 +90,7 @@ export async function recordAggregatedAudit(
     details: entry.details ?? {},
     ...(entry.claims ? { claims: entry.claims } : {}),
     ...(entry.rules ? { rules: entry.rules } : {}),
+    ...(entry.provider ? { provider: entry.provider } : {}),
   });
 }
 

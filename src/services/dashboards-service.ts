@@ -70,6 +70,8 @@ export interface BuildDay {
 export interface RefusalDay {
   day: string;
   reason: string;
+  /** The CI provider whose token it was (`unknown`: an issuer no rule trusted). */
+  provider: string;
   count: number;
 }
 
@@ -250,7 +252,7 @@ export async function buildTrend(ctx: RequestContext, input: { appId: string; ra
     .map(([day, g]) => ({ day, builds: [...g.values()].reduce((s, n) => s + n, 0), grades: gradeCounts(g) }));
 }
 
-/** Refused OIDC exchanges per UTC day and reason: the counts of oidc.denied entries, of one app or (null) of every app. */
+/** Refused OIDC exchanges per UTC day, reason and CI provider: the counts of oidc.denied entries, of one app or (null) of every app. */
 export async function refusedExchanges(ctx: RequestContext, input: { appId: string | null; range: DateRange }): Promise<RefusalDay[]> {
   if (input.appId === null) requireStaff(ctx, { write: false });
   else await appAccess(ctx, 'rules:read', input.appId, { write: false });
@@ -262,13 +264,14 @@ export async function refusedExchanges(ctx: RequestContext, input: { appId: stri
     if (++read > cap) tooManyRows(ctx, 'refusal entries');
     const day = dayOf(entry.occurredAt);
     const reason = entry.reason ?? 'unknown';
-    const key = `${day}|${reason}`;
-    const row = rows.get(key) ?? { day, reason, count: 0 };
+    const provider = entry.provider ?? 'github'; // entries written before providers existed
+    const key = `${day}|${reason}|${provider}`;
+    const row = rows.get(key) ?? { day, reason, provider, count: 0 };
     // Entries written before refusals were counted hold no count: each is one refusal.
     row.count += entry.count ?? 1;
     rows.set(key, row);
   }
-  return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day) || a.reason.localeCompare(b.reason));
+  return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day) || a.reason.localeCompare(b.reason) || a.provider.localeCompare(b.provider));
 }
 
 export interface AttestVerdictDay {

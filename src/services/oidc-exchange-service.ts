@@ -58,6 +58,8 @@ function unverifiedIssuerOf(unverifiedToken: string): string | null {
 
 /** Which provider judged the token, once known: the refusal's audit reads the claims through its model. */
 interface Judge extends ProviderJudge {
+  /** False while the token names an issuer no rule of the app trusts: its provider is unknown. */
+  known: boolean;
   /** The token's one-use key when its provider sends no jti. */
   digest: string;
 }
@@ -76,7 +78,10 @@ async function exchange(ctx: RequestContext, unverifiedToken: string, unverified
     app = await ctx.repos.apps.findById(unverifiedAppId);
     rules = app ? await ctx.repos.oidcRules.listForApp(app._id) : [];
     const found = judgeOf(rules, claimedIssuer, issuerPolicyOf(config));
-    if (!found) throw new OidcRefusal('issuer');
+    if (!found) {
+      judge.known = false;
+      throw new OidcRefusal('issuer');
+    }
     Object.assign(judge, found);
   }
   const { model, issuer } = judge;
@@ -131,7 +136,7 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     // none of the app's rules names (anyone can get a token for this audience from a repository of their own, and
     // would otherwise write an entry of their choosing into any app's trail per token): no claims, and one counted
     // entry per app, reason and minute.
-    if (await recordAggregatedAudit(ctx, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason })) {
+    if (await recordAggregatedAudit(ctx, { appId: unverifiedAppId, action: 'oidc.denied', reason: refusal.reason, provider: judge.known ? model.id : 'unknown' })) {
       await notifyOidcDenied(ctx.deps, { appId: unverifiedAppId, reason: refusal.reason, subject: null });
     }
     return;
@@ -143,6 +148,7 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
     action: 'oidc.denied',
     reason: refusal.reason,
     bucket: `jti:${issuer}:${jti}`,
+    provider: model.id,
     subject: refusal.subject,
     claims: model.ruleClaims(verified),
     rules: refusal instanceof RuleRefusal ? refusal.rules : evaluateRules(model, issuer, ctx.deps.config.oidcIssuer, rules, verified).rules,
@@ -158,7 +164,7 @@ async function recordRefusal(ctx: RequestContext, unverifiedAppId: string, refus
  */
 export async function exchangeOidcToken(ctx: RequestContext, unverifiedToken: string, unverifiedAppId: string): Promise<OidcExchangeResult> {
   // GitHub's until the token names another issuer that a rule of the app trusts.
-  const judge: Judge = { model: providerModel('github'), issuer: ctx.deps.config.oidcIssuer, digest: '' };
+  const judge: Judge = { model: providerModel('github'), issuer: ctx.deps.config.oidcIssuer, digest: '', known: true };
   try {
     return await exchange(ctx, unverifiedToken, unverifiedAppId, judge);
   } catch (error) {

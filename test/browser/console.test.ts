@@ -35,9 +35,10 @@ beforeAll(async () => {
   issuer = await startOidcIssuer();
   // Trusted documents on: support staff may run only registered documents, so every view working proves the
   // console sends nothing else.
-  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', GRAPHQL_TRUSTED_DOCUMENTS: 'on' } });
+  const gitlab = issuer.at('/gitlab', '/oauth/discovery/keys');
+  h = await startHarness({ env: { OIDC_ISSUER: issuer.url, OIDC_ALLOW_INSECURE_ISSUER: 'on', OIDC_ALLOWED_ISSUERS: gitlab.url, GRAPHQL_TRUSTED_DOCUMENTS: 'on' } });
   issuer.bind({ audience: h.baseUrl, now: () => h.clock.now() });
-  data = await seed(h, issuer);
+  data = await seed(h, issuer, gitlab);
   admin = await h.newStaff('admin');
   support = await h.newStaff('support');
   const now = h.clock.now().getTime();
@@ -337,14 +338,18 @@ describe('views', () => {
   });
 
   it('refused exchanges: per day and reason equal refusedExchanges, and the latest entries show the failed checks', async () => {
-    const { app } = await gql<{ app: { refusedExchanges: Array<{ day: string; reason: string; count: number }> } }>(
+    const { app } = await gql<{ app: { refusedExchanges: Array<{ day: string; reason: string; provider: string; count: number }> } }>(
       admin,
-      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { refusedExchanges(range: $range) { day reason count } } }',
+      'query($appId: ID!, $range: DateRange!) { app(id: $appId) { refusedExchanges(range: $range) { day reason provider count } } }',
       { appId: data.appId, range: apiRange() },
     );
-    const expected = new Map(app.refusedExchanges.map((r) => [`${r.day} ${r.reason}`, r.count]));
+    const expected = new Map<string, number>();
+    for (const r of app.refusedExchanges) expected.set(`${r.day} ${r.reason}`, (expected.get(`${r.day} ${r.reason}`) ?? 0) + r.count);
+    const perProvider = new Map<string, number>();
+    for (const r of app.refusedExchanges) perProvider.set(r.provider, (perProvider.get(r.provider) ?? 0) + r.count);
+    expect([...perProvider.keys()].sort()).toEqual(['github', 'gitlab']);
     expect(new Set(app.refusedExchanges.map((r) => r.reason))).toEqual(new Set(['malformed', 'not_trusted', 'pull_request']));
-    expect(new Set(app.refusedExchanges.map((r) => r.day)).size).toBe(3);
+    expect(new Set(app.refusedExchanges.map((r) => r.day)).size).toBe(4); // GitHub's refusals on three days, GitLab's on a fourth
     const s = await open(support, route('refused'));
     await s.page.waitForSelector('[data-table=refusals]');
     const cells = await s.page.$$eval('[data-table=refusals] tbody td[data-reason]', (tds) =>
@@ -359,6 +364,11 @@ describe('views', () => {
     expect(outcomes).toMatch(/failed workflowRef: expected acme\/mobile-app\/.github\/workflows\/release.yml@refs\/heads\/main, token said acme\/mobile-app\/.github\/workflows\/nightly.yml/);
     expect(outcomes).toContain('refs/heads/feature/login');
     expect(await s.page.textContent('[data-panel=denied]')).toContain('job_workflow_ref');
+    // Refusals per CI provider equal the API's, and each rule shows its provider and pins.
+    const providers = await s.page.$$eval('[data-table=providers] [data-provider]', (lis) => lis.map((li) => [li.getAttribute('data-provider'), Number(li.querySelector('b')?.textContent)] as const));
+    expect(new Map(providers)).toEqual(perProvider);
+    expect(await s.page.textContent('[data-panel=rules] [data-provider=gitlab]')).toMatch(/gitlab[\s\S]*project_path:acme\/mobile-app[\s\S]*protected refs only yes/);
+    expect(await s.page.textContent('[data-panel=denied]')).toContain('gitlab');
     await screenshot(s.page, 'console-refused-exchanges');
     await clean(s);
   });

@@ -7,7 +7,8 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Harness } from '../support/harness';
 import { json } from '../support/harness';
-import type { OidcIssuer } from '../support/oidc-issuer';
+import type { OidcIssuer, PathIssuer } from '../support/oidc-issuer';
+import { gitlabClaims, GITLAB_HEADER } from '../fixtures/oidc/gitlab';
 import { androidManifest, buildApk } from '../fixtures/build-packages';
 import { registerBuild, uploadPackage, waitForStaticScan } from '../integration/scans-support';
 import { createApp } from '../../src/services/apps-service';
@@ -34,7 +35,7 @@ async function post(h: Harness, path: string, key: string, body: unknown): Promi
   return h.api(path, { method: 'POST', headers: json(key), body: JSON.stringify(body) });
 }
 
-export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
+export async function seed(h: Harness, issuer: OidcIssuer, gitlab: PathIssuer): Promise<Seeded> {
   const app = await createApp(operatorContext(h.deps), { name: 'Acme Banking', plan: 'scale', org: 'acme' });
   const quiet = await createApp(operatorContext(h.deps), { name: 'Quiet Notes', plan: 'indie', org: 'quiet' });
   const appId = app._id;
@@ -129,6 +130,20 @@ export async function seed(h: Harness, issuer: OidcIssuer): Promise<Seeded> {
     h.clock.set(start - daysAgo * DAY);
     const res = await exchange(token());
     if (res.status !== 401) throw new Error(`a refused exchange answered ${res.status}`);
+  }
+  // A GitLab rule of the same app, and a merge-request pipeline it refuses whatever the rule says (one day ago).
+  const gitlabRule = await post(h, `/v1/apps/${appId}/oidc-rules`, rules.key, {
+    provider: 'gitlab',
+    issuer: gitlab.url,
+    subjectPattern: 'project_path:acme/mobile-app:ref_type:branch:ref:main',
+    protectedRefOnly: true,
+    scopes: ['builds:write'],
+  });
+  if (gitlabRule.status !== 201) throw new Error(`the GitLab rule answered ${gitlabRule.status}`);
+  for (let i = 0; i < 2; i++) {
+    h.clock.set(start - DAY);
+    const mergeRequest = gitlab.sign(gitlabClaims({ issuer: gitlab.url, audience: h.baseUrl, now: h.clock.now() }, { pipeline_source: 'merge_request_event' }), GITLAB_HEADER);
+    if ((await exchange(mergeRequest)).status !== 401) throw new Error('a merge-request pipeline was not refused');
   }
   h.clock.set(start);
   if ((await exchange(issuer.mint())).status !== 200) throw new Error('the trusted exchange failed');

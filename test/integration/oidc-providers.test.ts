@@ -135,7 +135,8 @@ describe.each(PROVIDERS)('%s', (provider) => {
     const token = mint(provider);
     expect((await exchange(token, appId)).status).toBe(200);
     expect((await exchange(token, appId)).status).toBe(401);
-    expect((await deniedReasons(appId)).map((entry) => entry.reason)).toContain('replayed');
+    const denied = await deniedReasons(appId);
+    expect(denied.map((entry) => [entry.reason, entry.provider])).toEqual([['replayed', provider]]);
   });
 
   it.each(PROVIDERS.filter((other) => other !== provider))('never matches a rule of %s', async (other) => {
@@ -276,7 +277,8 @@ describe('refusals at exchange', () => {
     const token = spare.sign(gitlabClaims({ issuer: spare.url, audience: h.baseUrl, now: h.clock.now() }), GITLAB_HEADER);
     expect((await exchange(token, appId)).status).toBe(401);
     expect(spare.jwksFetches).toBe(0);
-    expect((await deniedReasons(appId)).map((entry) => entry.reason)).toEqual(['issuer']);
+    const denied = await deniedReasons(appId);
+    expect(denied.map((entry) => [entry.reason, entry.provider])).toEqual([['issuer', 'unknown']]);
   });
 
   it('stops trusting an issuer the operator no longer allows, though a rule names it', async () => {

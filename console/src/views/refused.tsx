@@ -12,18 +12,19 @@ type Rule = NonNullable<Types.RefusedExchangesQuery['app']>['trustRules']['nodes
 /** What each refusal reason means, in the words support repeats to the customer. */
 export const REASONS: Record<string, string> = {
   not_trusted: 'No trust rule of the app matches the job: compare the claims with the rules below.',
-  pull_request: 'Tokens of pull_request jobs are refused whatever the rules say (forks could mint them).',
+  pull_request: 'Tokens of pull or merge requests (and forks\' builds) are refused whatever the rules say (forks could mint them).',
+  untrusted_trigger: 'A GitLab pipeline started by another on an unprotected ref, or a CircleCI SSH re-run: refused whatever the rules say.',
   unknown_app: 'The appId sent with the token names no app.',
   expired: 'The token had expired: the job waited too long between requesting and exchanging it.',
   not_yet_valid: 'The token is dated in the future: the runner clock or ours is off.',
   audience: 'The token was requested for another audience than this service.',
-  issuer: 'The token was not issued by GitHub Actions (token.actions.githubusercontent.com).',
+  issuer: 'The token names an issuer no trust rule of the app names (or one the operator no longer allows): nothing of it was fetched.',
   bad_signature: 'The signature does not verify: the token was altered or forged.',
   replayed: 'The same token was exchanged twice; each token works once.',
   malformed: 'What was sent is not a token (often a truncated secret or an empty variable).',
-  too_long: 'What was sent is over 8192 characters: not a GitHub token.',
+  too_long: 'What was sent is over 8192 characters: not a CI token.',
   missing_claim: 'The token lacks a claim the rules need.',
-  lifetime: 'The token lives over an hour: not a GitHub Actions token.',
+  lifetime: 'The token lives over an hour (on GitLab: the job\'s timeout is over an hour).',
   subject_mismatch: 'The sub claim names another repository than the token.',
   subject_unrecognized: 'The sub claim holds a template key the token does not explain (custom OIDC subject).',
   algorithm: 'The token is signed with an algorithm the service refuses.',
@@ -31,7 +32,7 @@ export const REASONS: Record<string, string> = {
   forbidden_header: 'The token header carries a field the service refuses (embedded keys, crit...).',
   unknown_key: 'No key of the issuer has this kid.',
   key_size: 'The signing key is too small.',
-  jwks_unavailable: "GitHub's key set could not be read at the time: retry the job.",
+  jwks_unavailable: "The CI provider's key set could not be read at the time: retry the job.",
 };
 
 type RefusalDay = NonNullable<Types.RefusedExchangesQuery['app']>['refusedExchanges'][number];
@@ -39,6 +40,33 @@ type RefusalDay = NonNullable<Types.RefusedExchangesQuery['app']>['refusedExchan
 async function load(appId: string, range: ViewProps['range']) {
   const data = await run(RefusedExchanges, { appId, ...rangeVariables(range) });
   return { days: data.app?.refusedExchanges ?? [], entries: data.app?.auditEvents.nodes ?? [], rules: data.app?.trustRules.nodes ?? [] };
+}
+
+/** The providers of the refusals, most refused first, with their counts. */
+export function refusalsPerProvider(days: RefusalDay[]): Array<readonly [string, number]> {
+  const counts = new Map<string, number>();
+  for (const d of days) counts.set(d.provider, (counts.get(d.provider) ?? 0) + d.count);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/** What a rule pins besides its pattern, as `name value` pairs (the fields its provider checks). */
+export function rulePins(rule: Rule): Array<[string, string]> {
+  const pins: Array<[string, string | boolean | string[] | null | undefined]> = [
+    ['repository id', rule.repositoryId],
+    ['owner id', rule.repositoryOwnerId],
+    ['namespace id', rule.namespaceId],
+    ['project id', rule.projectId],
+    ['config', rule.configRef],
+    ['protected refs only', rule.protectedRefOnly ? 'yes' : null],
+    ['organization', rule.organizationSlug],
+    ['pipeline', rule.pipelineSlug],
+    ['branch', rule.branch],
+    ['contexts', rule.contextIds?.join(', ')],
+    ['workspace', rule.workspaceUuid],
+    ['repository', rule.repositoryUuid],
+    ['deployment environment', rule.deploymentEnvironmentUuid],
+  ];
+  return pins.filter((pin): pin is [string, string] => typeof pin[1] === 'string' && pin[1] !== '');
 }
 
 /** reason -> day -> refusals. */
@@ -62,6 +90,7 @@ export function RefusedView({ appId, range }: ViewProps) {
         const reasons = [...matrix.entries()].map(([r, days]) => [r, [...days.values()].reduce((a, b) => a + b, 0)] as const).sort((a, b) => b[1] - a[1]);
         const days = daysBetween(range.from, range.to).reverse().filter((d) => reasons.some(([r]) => matrix.get(r)?.has(d)));
         const total = reasons.reduce((s, [, c]) => s + c, 0);
+        const providers = refusalsPerProvider(perDay);
         return (
           <>
             <div class="stats">
@@ -114,6 +143,17 @@ export function RefusedView({ appId, range }: ViewProps) {
                 </div>
               )}
             </Panel>
+            {providers.length > 0 ? (
+              <Panel title="Refused exchanges per CI provider" id="providers" subtitle={`${range.from} to ${range.to}`}>
+                <ul class="reasons" data-table="providers">
+                  {providers.map(([p, c]) => (
+                    <li data-provider={p}>
+                      <Tag>{p}</Tag> <b>{n(c)}</b>
+                    </li>
+                  ))}
+                </ul>
+              </Panel>
+            ) : null}
             <div class="split split-even">
               <Panel title="Latest refusals" id="denied" subtitle="the newest oidc.denied audit entries, whatever the range">
                 {entries.length === 0 ? (
@@ -132,13 +172,19 @@ export function RefusedView({ appId, range }: ViewProps) {
                 ) : (
                   <ul class="rules">
                     {rules.map((r) => (
-                      <li data-rule={r.id}>
-                        <code class="muted">{r.id}</code>
-                        <div class="mono">sub {r.subjectPattern}</div>
+                      <li data-rule={r.id} data-provider={r.provider}>
+                        <code class="muted">{r.id}</code> <Tag>{r.provider}</Tag>
+                        {r.provider === 'github' ? null : <div class="mono ellipsis">issuer {r.issuer}</div>}
+                        {r.subjectPattern ? <div class="mono">sub {r.subjectPattern}</div> : null}
                         {r.workflowRef ? <div class="mono">workflow {r.workflowRef}</div> : null}
                         {r.environment ? <div class="mono">environment {r.environment}</div> : null}
+                        {rulePins(r).map(([name, value]) => (
+                          <div class="mono" data-pin={name}>
+                            {name} {value}
+                          </div>
+                        ))}
                         <div>
-                          events {r.events ? r.events.join(', ') : 'any but workflow_run'} · scopes {r.scopes.join(', ')}
+                          {r.provider === 'github' ? `events ${r.events ? r.events.join(', ') : 'any but workflow_run'} · ` : ''}scopes {r.scopes.join(', ')}
                         </div>
                       </li>
                     ))}
@@ -154,11 +200,12 @@ export function RefusedView({ appId, range }: ViewProps) {
 }
 
 function DeniedEntry({ entry }: { entry: Denied }) {
-  const claims = entry.claims ? Object.entries(entry.claims).filter(([k, v]) => v !== null && k !== '__typename') : [];
+  const claims = entry.claims ? entry.claims.all.filter(({ value }) => value !== null).map(({ name, value }) => [name, value] as const) : [];
   return (
     <li class="denied-entry" data-entry={entry.id}>
       <div class="denied-head">
         <Tag tone="bad">{label(entry.reason ?? 'unknown')}</Tag>
+        {entry.provider ? <Tag>{entry.provider}</Tag> : null}
         <span class="muted">{when(entry.occurredAt)}</span>
         {entry.count && entry.count > 1 ? <span class="muted">× {n(entry.count)}</span> : null}
       </div>
