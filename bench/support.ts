@@ -114,11 +114,11 @@ export interface InProcessService {
   close(options?: { dropDatabase?: boolean }): Promise<void>;
 }
 
-export async function startInProcessService(client: MongoClient, uri: string, dbName: string, clock: Clock): Promise<InProcessService> {
+export async function startInProcessService(client: MongoClient, uri: string, dbName: string, clock: Clock, env: Record<string, string> = {}): Promise<InProcessService> {
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const deps = await createDeps(loadConfig({ MONGODB_URI: uri, MONGODB_DATABASE: dbName, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
+  const deps = await createDeps(loadConfig({ ...env, MONGODB_URI: uri, MONGODB_DATABASE: dbName, PUBLIC_BASE_URL: baseUrl, LOG_LEVEL: 'silent' }), {
     mongo: client,
     clock,
     logger: createLogger('silent'),
