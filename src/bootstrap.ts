@@ -14,6 +14,7 @@ import { loadAttestTrust } from './attest/trust/trust-store';
 import { CursorCodec } from './crypto/cursors';
 import { buildSchema } from './graphql/schema';
 import { IssuerKeyRegistry } from './oidc/issuer-key-registry';
+import { DEFAULT_ISSUERS } from './oidc/issuers';
 import { ClaimDrift } from './oidc/claim-drift';
 import { createArtifactStore } from './storage';
 import { observeMongoCommands } from './metrics';
@@ -105,7 +106,7 @@ export async function createDeps(config: Config, options: DepsOptions = {}): Pro
     redis,
     cursors: new CursorCodec(await loadServiceSecret(db, 'cursor-mac', config.keyEncryptionKey)),
     deviceIdKey: await loadServiceSecret(db, 'device-id', config.keyEncryptionKey),
-    oidcKeys: new IssuerKeyRegistry(clock),
+    oidcKeys: new IssuerKeyRegistry(clock, [config.oidcIssuer, ...Object.values(DEFAULT_ISSUERS), ...config.oidcAllowedIssuers]),
     artifacts,
     schema: buildSchema(),
     instance: {

@@ -705,7 +705,8 @@ var buildkite = {
   idToken: (env, audience, options) => runTokenCommand(
     {
       file: "buildkite-agent",
-      args: ["oidc", "request-token", "--audience", audience],
+      // The organisation's immutable id, which the service pins a rule to (its slug can change hands).
+      args: ["oidc", "request-token", "--audience", audience, "--claim", "organization_id"],
       missingTool: `run the step on a Buildkite agent v3.41 or later; in a container, add "mount-buildkite-agent: true" to the docker plugin; ${DOCS}`,
       docs: DOCS
     },

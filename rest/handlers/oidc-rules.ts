@@ -46,6 +46,8 @@ export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) =
     pipelineSlug: body.pipelineSlug ?? null,
     branch: body.branch ?? null,
     contextIds: body.contextIds ?? null,
+    vcsOrigin: body.vcsOrigin ?? null,
+    organizationId: body.organizationId ?? null,
     workspaceUuid: body.workspaceUuid ?? null,
     repositoryUuid: body.repositoryUuid ?? null,
     deploymentEnvironmentUuid: body.deploymentEnvironmentUuid ?? null,

@@ -30,7 +30,7 @@ export interface OidcRuleDoc extends RuleFields {
 
 export type NewOidcRule = Omit<OidcRuleDoc, 'slot'>;
 
-type OwnerPin = 'repositoryOwnerId' | 'namespaceId';
+type OwnerPin = 'repositoryOwnerId' | 'namespaceId' | 'vcsOrigin' | 'organizationId';
 type ProjectPin = 'repositoryId' | 'projectId';
 interface Pin<F extends string> {
   field: F;

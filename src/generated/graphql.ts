@@ -991,6 +991,10 @@ export type OidcRule = Node & {
   branch?: Maybe<Scalars['String']['output']>;
   /** CircleCI. */
   contextIds?: Maybe<Array<Scalars['String']['output']>>;
+  /** CircleCI: the repository, pinned on first use. */
+  vcsOrigin?: Maybe<Scalars['String']['output']>;
+  /** Buildkite: the organisation's id, pinned on first use. */
+  organizationId?: Maybe<Scalars['String']['output']>;
   /** Bitbucket. */
   workspaceUuid?: Maybe<Scalars['String']['output']>;
   repositoryUuid?: Maybe<Scalars['String']['output']>;
@@ -1033,6 +1037,8 @@ export type CreateOidcRuleInput = {
   pipelineSlug?: InputMaybe<Scalars['String']['input']>;
   branch?: InputMaybe<Scalars['String']['input']>;
   contextIds?: InputMaybe<Array<Scalars['String']['input']>>;
+  vcsOrigin?: InputMaybe<Scalars['String']['input']>;
+  organizationId?: InputMaybe<Scalars['String']['input']>;
   workspaceUuid?: InputMaybe<Scalars['String']['input']>;
   repositoryUuid?: InputMaybe<Scalars['String']['input']>;
   deploymentEnvironmentUuid?: InputMaybe<Scalars['String']['input']>;
@@ -2186,6 +2192,8 @@ export type OidcRuleResolvers<ContextType = RequestContext, ParentType extends R
   pipelineSlug?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   branch?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   contextIds?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  vcsOrigin?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  organizationId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   workspaceUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   repositoryUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deploymentEnvironmentUuid?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;

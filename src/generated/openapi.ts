@@ -1322,6 +1322,16 @@ export interface components {
             branch?: string;
             /** @description CircleCI. Every listed context must be among the job's `oidc.circleci.com/context-ids`. */
             contextIds?: string[];
+            /**
+             * @description CircleCI. The token's `oidc.circleci.com/vcs-origin` (`github.com/<owner>/<repo>`) must equal it; pinned on
+             *     first use when absent, so a fork's pull request (which carries the fork's) never matches.
+             */
+            vcsOrigin?: string;
+            /**
+             * @description Buildkite. The token's `organization_id` (which shieldgate-ci asks for) must equal it; pinned on first use
+             *     when absent, so an organisation that later takes the slug never matches.
+             */
+            organizationId?: string;
             /** @description Bitbucket (required). The token's `workspaceUuid`, in braces: `{xxxxxxxx-...}`. */
             workspaceUuid?: string;
             /** @description Bitbucket (required). The token's `repositoryUuid`, in braces. */
@@ -1360,6 +1370,8 @@ export interface components {
             pipelineSlug?: string | null;
             branch?: string | null;
             contextIds?: string[] | null;
+            vcsOrigin?: string | null;
+            organizationId?: string | null;
             workspaceUuid?: string | null;
             repositoryUuid?: string | null;
             deploymentEnvironmentUuid?: string | null;

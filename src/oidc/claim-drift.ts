@@ -8,13 +8,16 @@ import type { ProviderModel } from './providers/model';
 
 /** The registered claims of RFC 7519 and the OIDC core claims every provider may send. */
 const REGISTERED = ['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti'];
-/** Claim names remembered per day at most (a flood of invented names logs this many, then nothing). */
-const MAX_REMEMBERED = 1024;
+/**
+ * Claim names remembered per provider and day at most: a flood of invented names (Buildkite's `--claim agent_tag:*`
+ * lets any organisation add claims) logs this many, then nothing, for that provider alone.
+ */
+const MAX_REMEMBERED = 256;
 const MAX_NAME_SHOWN = 64;
 
 export class ClaimDrift {
   private day = '';
-  private readonly seen = new Set<string>();
+  private readonly seen = new Map<string, Set<string>>();
 
   /** Logs each claim of the payload the model does not know, the first time today on this instance. */
   observe(model: ProviderModel, payload: Readonly<Record<string, unknown>>, now: Date, logger: Logger): void {
@@ -23,11 +26,12 @@ export class ClaimDrift {
       this.day = today;
       this.seen.clear();
     }
+    let seen = this.seen.get(model.id);
+    if (!seen) this.seen.set(model.id, (seen = new Set()));
     for (const name of Object.keys(payload)) {
       if (REGISTERED.includes(name) || model.requiredClaims.includes(name) || model.optionalClaims.includes(name) || model.ignoredClaims.includes(name)) continue;
-      const key = `${model.id}\u0000${name}`;
-      if (this.seen.has(key) || this.seen.size >= MAX_REMEMBERED) continue;
-      this.seen.add(key);
+      if (seen.has(name) || seen.size >= MAX_REMEMBERED) continue;
+      seen.add(name);
       // The name is the issuer's text: cut and stripped of control characters before it reaches a log line.
       const claim = name.slice(0, MAX_NAME_SHOWN).replace(/[\x00-\x1f\x7f]/g, '?');
       logger.warn({ provider: model.id, claim }, 'oidc claim drift: the provider sent a claim its model does not know (ignored)');

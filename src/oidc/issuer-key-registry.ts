@@ -12,10 +12,20 @@ export const MAX_CACHED_ISSUERS = 256;
  */
 export class IssuerKeyRegistry {
   private readonly sets = new Map<string, IssuerKeys>();
+  /** The operator's issuers (GitHub's, each provider's public one, OIDC_ALLOWED_ISSUERS): never forgotten, so no
+   * tenant naming many per-organisation issuers can push them out and reset their refetch cooldowns. */
+  private readonly permanent = new Map<string, IssuerKeys>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    permanentIssuers: readonly string[] = [],
+  ) {
+    for (const issuer of permanentIssuers) this.permanent.set(issuer, new IssuerKeys(issuer, clock));
+  }
 
   keysOf(issuer: string): IssuerKeys {
+    const kept = this.permanent.get(issuer);
+    if (kept) return kept;
     let keys = this.sets.get(issuer);
     if (keys) {
       this.sets.delete(issuer); // re-inserted last: Map order is the recency order
@@ -27,6 +37,7 @@ export class IssuerKeyRegistry {
     return keys;
   }
 
+  /** Issuers held in the recency-bounded part (the permanent ones aside). */
   get size(): number {
     return this.sets.size;
   }

@@ -24,9 +24,20 @@ async function fetchJson(url: string): Promise<unknown> {
     headers: { accept: 'application/json' },
   });
   if (!response.ok) throw new JwksUnavailable(`${url} answered ${response.status}`);
-  const body = Buffer.from(await response.arrayBuffer());
-  if (body.byteLength > MAX_DOCUMENT_BYTES) throw new JwksUnavailable(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  return JSON.parse(body.toString('utf8'));
+  // Read as it streams and given up past the bound: an issuer (a self-managed GitLab is a tenant's own server)
+  // must not make an instance hold more than this of its answer.
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) {
+    size += part.value.byteLength;
+    if (size > MAX_DOCUMENT_BYTES) {
+      await reader!.cancel().catch(() => undefined);
+      throw new JwksUnavailable(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
+    }
+    chunks.push(Buffer.from(part.value));
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -18,7 +18,7 @@ const ISSUER_SHAPES: Partial<Record<ProviderId, { shape: RegExp; example: string
   // CircleCI: one issuer per organisation; the bare https://oidc.circleci.com is no tenant's and is refused.
   circleci: { shape: /^https:\/\/oidc\.circleci\.com\/org\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, example: 'https://oidc.circleci.com/org/<organization id>' },
   bitbucket: {
-    shape: /^https:\/\/api\.bitbucket\.org\/2\.0\/workspaces\/[a-z0-9_.-]{1,62}\/pipelines-config\/identity\/oidc$/,
+    shape: /^https:\/\/api\.bitbucket\.org\/2\.0\/workspaces\/[a-z0-9][a-z0-9_-]{0,61}\/pipelines-config\/identity\/oidc$/,
     example: 'https://api.bitbucket.org/2.0/workspaces/<workspace>/pipelines-config/identity/oidc',
   },
 };

@@ -70,6 +70,8 @@ export async function createOidcRule(ctx: RequestContext, appId: string, uncheck
           pipelineSlug: input.pipelineSlug ?? null,
           branch: input.branch ?? null,
           contextIds: input.contextIds ?? null,
+          vcsOrigin: input.vcsOrigin ?? null,
+          organizationId: input.organizationId ?? null,
           workspaceUuid: input.workspaceUuid ?? null,
           repositoryUuid: input.repositoryUuid ?? null,
           deploymentEnvironmentUuid: input.deploymentEnvironmentUuid ?? null,

@@ -157,8 +157,9 @@ function ciEnvironment(provider: Provider, job: Job, work: string, withOidc: boo
       break;
     case 'buildkite': {
       Object.assign(env, { BUILDKITE: 'true', BUILDKITE_COMMIT: SHA, BUILDKITE_BRANCH: 'main', BUILDKITE_BUILD_URL: 'https://buildkite.com/acme/mobile-app/builds/42' });
-      const tokens = withOidc ? Array.from({ length: 4 }, () => sign(buildkiteClaims(base(provider, h.baseUrl), { build_commit: SHA }), BUILDKITE_HEADER)) : [];
-      calls = fakeTool(bin, 'buildkite-agent', ['oidc', 'request-token', '--audience', h.baseUrl], tokens, 'fatal: failed to get OIDC token: POST https://agent.buildkite.com/v3/jobs/0190/oidc/tokens: 403 Forbidden');
+      // With --claim organization_id, the token carries the organisation's id (Buildkite Docs, optional claims).
+      const tokens = withOidc ? Array.from({ length: 4 }, () => sign(buildkiteClaims(base(provider, h.baseUrl), { build_commit: SHA, organization_id: '0190a9c6-3d0e-7a1b-9c2d-4e5f60718293' }), BUILDKITE_HEADER)) : [];
+      calls = fakeTool(bin, 'buildkite-agent', ['oidc', 'request-token', '--audience', h.baseUrl, '--claim', 'organization_id'], tokens, 'fatal: failed to get OIDC token: POST https://agent.buildkite.com/v3/jobs/0190/oidc/tokens: 403 Forbidden');
       break;
     }
     case 'circleci': {

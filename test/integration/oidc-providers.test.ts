@@ -124,8 +124,9 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(build.provenance.provider).toBe(provider);
     expect(build.provenance.ref).toBe('refs/heads/main');
     expect(build.provenance.runId).toEqual(expect.any(String));
-    // The release default (refs/heads/main while no rule sets releaseBuilds) holds for every provider.
-    expect(build.release).toBe(true);
+    // The release default (refs/heads/main while no rule sets releaseBuilds) holds where a branch can be protected:
+    // GitHub and GitLab. Elsewhere a branch is a name: a release build only through a rule with releaseBuilds.
+    expect(build.release).toBe(provider === 'gitlab');
     const exchanged = (await h.deps.repos.audit.list(appId, { limit: 10, action: 'oidc.exchanged' })).data;
     expect(exchanged[0].details).toMatchObject({ provider });
   });
@@ -220,7 +221,7 @@ describe('rule creation (422 with pointers)', () => {
     expect(buildkite).toMatchObject({ provider: 'buildkite', issuer: 'https://agent.buildkite.com' });
     h.clock.advance(1000);
     const circleIssuer = `https://oidc.circleci.com/org/${CIRCLECI_ORG_ID}`;
-    expect((await createRule(appId, admin.key, { provider: 'circleci', issuer: circleIssuer, projectId: CIRCLECI_PROJECT_ID, scopes: ['builds:write'] })).status).toBe(201);
+    expect((await createRule(appId, admin.key, { provider: 'circleci', issuer: circleIssuer, projectId: CIRCLECI_PROJECT_ID, branch: 'main', scopes: ['builds:write'] })).status).toBe(201);
     // The same issuer named as another provider's: refused.
     h.clock.advance(1000);
     const selfManaged = await createRule(appId, admin.key, { provider: 'gitlab', issuer: issuers.gitlab.url, subjectPattern: 'project_path:acme/app:ref_type:branch:ref:main', scopes: ['builds:write'] });
@@ -245,6 +246,8 @@ describe('refusals at exchange', () => {
     ['a Buildkite fork\'s pull request', 'buildkite', { build_branch: 'mallory:main' }, 'pull_request'],
     ['a Buildkite token without its organisation', 'buildkite', { organization_slug: undefined }, 'missing_claim'],
     ['a CircleCI SSH re-run', 'circleci', { 'oidc.circleci.com/ssh-rerun': true }, 'untrusted_trigger'],
+    ['a CircleCI fork\'s pull request', 'circleci', { 'oidc.circleci.com/vcs-ref': 'refs/pull/7/head' }, 'pull_request'],
+    ['a Buildkite build another pipeline triggered', 'buildkite', { build_source: 'trigger_job' }, 'untrusted_trigger'],
     ['a CircleCI token of another organisation than its issuer', 'circleci', { 'oidc.circleci.com/org-id': '00000000-0000-4000-8000-000000000000' }, 'subject_mismatch'],
     ['a Bitbucket token for other audiences too', 'bitbucket', { aud: ['ari:cloud:bitbucket::workspace/922e118c-f34f-4226-a897-0e0afbec553d', 'https://elsewhere.example', 'x'] }, 'audience'],
     ['a Bitbucket subject of another repository', 'bitbucket', { sub: '{00000000-0000-4000-8000-000000000000}:{11111111-1111-4111-8111-111111111111}' }, 'subject_mismatch'],
@@ -304,6 +307,26 @@ describe('GitLab pins on first use', () => {
     expect(res.status).toBe(401);
     const [denied] = await deniedReasons(appId);
     expect(denied.rules?.[0].failed).toEqual({ check: 'projectId', expected: '20', actual: '21' });
+  });
+});
+
+describe('CircleCI and Buildkite pin on first use', () => {
+  it('pins CircleCI\'s repository, then refuses a fork\'s build of the same project', async () => {
+    const { appId, adminKey } = await newAppWithRules([RULES.circleci()]);
+    expect((await exchange(mint('circleci'), appId)).status).toBe(200);
+    const [rule] = (await readJson(await h.api(`/v1/apps/${appId}/oidc-rules`, { headers: json(adminKey) }))).data;
+    expect(rule.vcsOrigin).toBe('github.com/acme/mobile-app');
+    expect((await exchange(mint('circleci', { 'oidc.circleci.com/vcs-origin': 'github.com/mallory/mobile-app' }), appId)).status).toBe(401);
+    const [denied] = await deniedReasons(appId);
+    expect(denied.rules?.[0].failed?.check).toBe('vcsOrigin');
+  });
+
+  it('pins Buildkite\'s organisation id, then refuses another organisation that took the slug', async () => {
+    const { appId, adminKey } = await newAppWithRules([RULES.buildkite()]);
+    expect((await exchange(mint('buildkite', { organization_id: 'org-first' }), appId)).status).toBe(200);
+    const [rule] = (await readJson(await h.api(`/v1/apps/${appId}/oidc-rules`, { headers: json(adminKey) }))).data;
+    expect(rule.organizationId).toBe('org-first');
+    expect((await exchange(mint('buildkite', { organization_id: 'org-second' }), appId)).status).toBe(401);
   });
 });
 

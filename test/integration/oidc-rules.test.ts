@@ -17,6 +17,8 @@ const OTHER_PROVIDERS_FIELDS = {
   pipelineSlug: null,
   branch: null,
   contextIds: null,
+  vcsOrigin: null,
+  organizationId: null,
   workspaceUuid: null,
   repositoryUuid: null,
   deploymentEnvironmentUuid: null,

@@ -209,8 +209,8 @@ describe.each([
     provider: buildkite,
     ci: ENVS.Buildkite,
     tool: 'buildkite-agent',
-    args: ['oidc', 'request-token', '--audience', AUD],
-    shown: `buildkite-agent oidc request-token --audience ${AUD}`,
+    args: ['oidc', 'request-token', '--audience', AUD, '--claim', 'organization_id'],
+    shown: `buildkite-agent oidc request-token --audience ${AUD} --claim organization_id`,
     docs: 'docs/keyless-ci.md, Buildkite',
     firstLine: '2026-05-04 10:00:00 ERROR  Could not obtain OIDC token for audience https://api.example.com',
   },
@@ -382,7 +382,7 @@ describe('the command', () => {
     expect(await main(['whoami', '--app', 'app_1'], run.io)).toBe(1);
     expect(run.err().split('\n')).toHaveLength(2);
     expect(run.err()).not.toContain(env.FAKE_TOKEN);
-    expect(callsOf(env)).toEqual([['oidc', 'request-token', '--audience', AUD]]); // the trailing slash is not the audience
+    expect(callsOf(env)).toEqual([['oidc', 'request-token', '--audience', AUD, '--claim', 'organization_id']]); // the trailing slash is not the audience
   });
 });
 

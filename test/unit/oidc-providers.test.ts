@@ -29,6 +29,7 @@ const CIRCLE_ISS = `https://oidc.circleci.com/org/${CIRCLECI_ORG_ID}`;
 const BITBUCKET_ISS = 'https://api.bitbucket.org/2.0/workspaces/acme/pipelines-config/identity/oidc';
 const base = (issuer: string) => ({ issuer, audience: AUD, now: NOW });
 const pointers = (model: ProviderModel, input: Omit<RuleInput, 'scopes'>) => model.ruleErrors({ scopes: ['builds:write'], ...input }).map((e) => e.pointer);
+const uuidOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 const rule = (fields: Partial<RuleConditions>): RuleConditions => ({ _id: 'rul_x', scopes: ['builds:write'], ...fields });
 
 describe('GitLab', () => {
@@ -116,6 +117,15 @@ describe('Buildkite', () => {
     expect(BUILDKITE.tokenRefusal(claims({ build_branch: 'mallory:main' }))).toBe('pull_request');
   });
 
+  it('refuses builds another pipeline triggered, and pins the organisation\'s id on first use', () => {
+    expect(BUILDKITE.tokenRefusal(claims({ build_source: 'trigger_job' }))).toBe('untrusted_trigger');
+    expect(BUILDKITE.tokenRefusal(claims({ build_source: 'api' }))).toBeNull();
+    expect(BUILDKITE.pinsOf(mainRule, claims())).toBeNull(); // the default token has no organisation id
+    expect(BUILDKITE.pinsOf(mainRule, claims({ organization_id: 'org-1' }))).toEqual({ owner: { field: 'organizationId', value: 'org-1' }, project: null });
+    expect(BUILDKITE.firstFailure({ ...mainRule, organizationId: 'org-1' }, claims({ organization_id: 'org-2' }))?.check).toBe('organizationId');
+    expect(BUILDKITE.firstFailure({ ...mainRule, organizationId: 'org-1' }, claims())?.check).toBe('organizationId');
+  });
+
   it('checks the subject Buildkite makes, tags and a missing step key included', () => {
     expect(BUILDKITE.tokenRefusal(claims())).toBeNull();
     expect(BUILDKITE.tokenRefusal(claims({ build_tag: 'v1.0', build_branch: 'v1.0' }))).toBeNull();
@@ -135,6 +145,21 @@ describe('CircleCI', () => {
     expect(pointers(CIRCLECI, { provider: 'circleci' })).toContain('/projectId');
     expect(pointers(CIRCLECI, { provider: 'circleci', projectId: 'mobile-app' })).toContain('/projectId');
     expect(pointers(CIRCLECI, { provider: 'circleci', projectId: CIRCLECI_PROJECT_ID, contextIds: ['prod'] })).toContain('/contextIds/0');
+    // The project alone admits every job of it: a branch or a context must narrow it.
+    expect(pointers(CIRCLECI, { provider: 'circleci', projectId: CIRCLECI_PROJECT_ID })).toEqual(['/branch']);
+    expect(pointers(CIRCLECI, { provider: 'circleci', projectId: CIRCLECI_PROJECT_ID, branch: '*' })).toEqual(['/branch']);
+  });
+
+  it('refuses a fork\'s pull request (its ref, its repository once pinned) and never builds a pattern from claims', () => {
+    expect(CIRCLECI.tokenRefusal(claims({ 'oidc.circleci.com/vcs-ref': 'refs/pull/42/head' }))).toBe('pull_request');
+    expect(CIRCLECI.pinsOf(projectRule, claims())).toEqual({ owner: { field: 'vcsOrigin', value: 'github.com/acme/mobile-app' }, project: null });
+    expect(CIRCLECI.firstFailure({ ...projectRule, vcsOrigin: 'github.com/acme/mobile-app' }, claims({ 'oidc.circleci.com/vcs-origin': 'github.com/mallory/mobile-app' }))?.check).toBe('vcsOrigin');
+    // A dry-run's pasted project id is text, never a regular expression: a catastrophic pattern answers at once.
+    const started = process.hrtime.bigint();
+    const hostile = { ...claims(), 'oidc.circleci.com/project-id': '(.*a){8}', sub: `org/${CIRCLECI_ORG_ID}/project/${'a'.repeat(8000)}!` };
+    expect(CIRCLECI.tokenRefusal(hostile)).toBe('malformed');
+    expect(CIRCLECI.tokenRefusal({ ...claims(), 'oidc.circleci.com/project-id': '(' })).toBe('malformed');
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1000); // a backtracking pattern would take minutes
   });
 
   it('matches project, every listed context and the branch', () => {
@@ -162,7 +187,10 @@ describe('Bitbucket', () => {
   const repoRule = rule({ provider: 'bitbucket', issuer: BITBUCKET_ISS, workspaceUuid: BITBUCKET_WORKSPACE_UUID, repositoryUuid: BITBUCKET_REPOSITORY_UUID });
 
   it('requires workspace and repository UUIDs in braces', () => {
-    expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: BITBUCKET_WORKSPACE_UUID, repositoryUuid: BITBUCKET_REPOSITORY_UUID })).toEqual([]);
+    expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: BITBUCKET_WORKSPACE_UUID, repositoryUuid: BITBUCKET_REPOSITORY_UUID, branch: 'main' })).toEqual([]);
+    expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: BITBUCKET_WORKSPACE_UUID, repositoryUuid: BITBUCKET_REPOSITORY_UUID, deploymentEnvironmentUuid: '{11111111-1111-4111-8111-111111111111}' })).toEqual([]);
+    // The repository alone admits its pull-request pipelines too.
+    expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: BITBUCKET_WORKSPACE_UUID, repositoryUuid: BITBUCKET_REPOSITORY_UUID })).toEqual(['/branch']);
     expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: BITBUCKET_WORKSPACE_UUID })).toContain('/repositoryUuid');
     expect(pointers(BITBUCKET, { provider: 'bitbucket', workspaceUuid: 'acme', repositoryUuid: BITBUCKET_REPOSITORY_UUID })).toContain('/workspaceUuid');
   });
@@ -261,6 +289,14 @@ describe('IssuerKeyRegistry', () => {
     expect(registry.keysOf('https://issuer-0.example')).not.toBe(sets.get(0)); // the oldest was forgotten: a new set
     expect(registry.size).toBe(MAX_CACHED_ISSUERS);
   });
+
+  it('never forgets the operator\'s issuers, however many others are named', () => {
+    const registry = new IssuerKeyRegistry(new ManualClock(NOW), ['https://gitlab.com']);
+    const gitlab = registry.keysOf('https://gitlab.com');
+    for (let i = 0; i < MAX_CACHED_ISSUERS * 2; i++) registry.keysOf(`https://oidc.circleci.com/org/${uuidOf(i)}`);
+    expect(registry.keysOf('https://gitlab.com')).toBe(gitlab);
+    expect(registry.size).toBe(MAX_CACHED_ISSUERS);
+  });
 });
 
 describe('ClaimDrift', () => {
@@ -278,5 +314,16 @@ describe('ClaimDrift', () => {
     ]);
     drift.observe(GITLAB, claims, new Date(NOW.getTime() + 86_400_000), logger);
     expect(lines).toHaveLength(3);
+  });
+
+  it('bounds each provider apart: one provider\'s flood of invented names silences only its own', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = { warn: (fields: Record<string, unknown>) => lines.push(fields) } as never;
+    const drift = new ClaimDrift();
+    drift.observe(BUILDKITE, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`agent_tag:${i}`, 'x'])), NOW, logger);
+    const buildkiteLines = lines.length;
+    expect(buildkiteLines).toBeLessThan(2000);
+    drift.observe(GITLAB, { new_claim: 'x' }, NOW, logger);
+    expect(lines.slice(buildkiteLines)).toEqual([{ provider: 'gitlab', claim: 'new_claim' }]);
   });
 });

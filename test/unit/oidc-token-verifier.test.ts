@@ -4,6 +4,8 @@
 // parsing, sub belonging to the repository, pull-request events; the RFC 8725 attacks; JWKS discovery on the issuer's
 // origin, caching, and one refetch per cooldown for an unknown kid. Every failure is an OidcRefusal with its reason.
 import { createPublicKey } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/core/clock';
 import { IssuerKeys, JWKS_CACHE_MS, JWKS_REFETCH_COOLDOWN_MS } from '../../src/oidc/issuer-keys';
 import { verifyProviderToken, modulusBits } from '../../src/oidc/token-verifier';
@@ -419,5 +421,35 @@ describe('the issuer key set', () => {
     clock.advance(JWKS_REFETCH_COOLDOWN_MS);
     issuer.setDiscovery(null);
     await expect(verify(issuer.sign(claims()))).resolves.toBeDefined();
+  });
+
+  it('stops reading an answer past 256 KiB, however much more the issuer would send', async () => {
+    // An issuer that streams 64 MiB of discovery document (a self-managed GitLab is a tenant's own server).
+    let written = 0;
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('close', closed);
+      const pump = () => {
+        while (written < 64 * 1024 * 1024 && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const flooding = new IssuerKeys(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, clock);
+      await expect(flooding.keyFor('any')).rejects.toThrow(/larger than 262144 bytes/);
+      await connectionClosed; // the reader gave up: the connection closed long before the 64 MiB
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -59,6 +59,8 @@ export function rulePins(rule: Rule): Array<[string, string]> {
     ['config', rule.configRef],
     ['protected refs only', rule.protectedRefOnly ? 'yes' : null],
     ['organization', rule.organizationSlug],
+    ['organization id', rule.organizationId],
+    ['repository', rule.vcsOrigin],
     ['pipeline', rule.pipelineSlug],
     ['branch', rule.branch],
     ['contexts', rule.contextIds?.join(', ')],

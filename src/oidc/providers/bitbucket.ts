@@ -10,7 +10,7 @@
  */
 import { wildcardMatches } from '../subject';
 import { provenanceClaim } from './github';
-import { bracedUuid, fail, namePattern, problems } from './fields';
+import { at, bracedUuid, fail, namePattern, problems } from './fields';
 import { claimText, foreignFieldErrors, type ProviderModel, type RuleConditions, type TokenShape } from './model';
 
 const OWN_FIELDS = ['workspaceUuid', 'repositoryUuid', 'branch', 'deploymentEnvironmentUuid'] as const;
@@ -55,15 +55,21 @@ export const BITBUCKET: ProviderModel = {
   ignoredClaims: ['compliant'],
   ruleClaims: (claims) => Object.fromEntries(['sub', 'workspaceUuid', 'repositoryUuid', 'deploymentEnvironmentUuid', 'branchName'].map((name) => [name, claimText(claims, name)])),
   tokenRefusal,
-  ruleErrors: (input) => [
-    ...foreignFieldErrors(input, OWN_FIELDS),
-    ...problems(
-      bracedUuid('/workspaceUuid', input.workspaceUuid, { required: true }),
-      bracedUuid('/repositoryUuid', input.repositoryUuid, { required: true }),
-      bracedUuid('/deploymentEnvironmentUuid', input.deploymentEnvironmentUuid, { required: false }),
-      namePattern('/branch', input.branch, { allowSlash: true, max: 256 }),
-    ),
-  ],
+  ruleErrors: (input) => {
+    const errors = [
+      ...foreignFieldErrors(input, OWN_FIELDS),
+      ...problems(
+        bracedUuid('/workspaceUuid', input.workspaceUuid, { required: true }),
+        bracedUuid('/repositoryUuid', input.repositoryUuid, { required: true }),
+        bracedUuid('/deploymentEnvironmentUuid', input.deploymentEnvironmentUuid, { required: false }),
+        namePattern('/branch', input.branch, { allowSlash: true, max: 256 }),
+      ),
+    ];
+    // The repository alone admits every step of it, its pull-request pipelines' included.
+    const restricts = (input.branch != null && !input.branch.startsWith('*')) || input.deploymentEnvironmentUuid != null;
+    if (input.repositoryUuid != null && !restricts) errors.push(at('/branch', 'no real restriction: name a branch (or a prefix) or a deployment environment'));
+    return errors;
+  },
   firstFailure,
   namesTenant: (rule, claims) => rule.workspaceUuid != null && rule.workspaceUuid === claimText(claims, 'workspaceUuid'),
   pinsOf: () => null, // named by UUID already

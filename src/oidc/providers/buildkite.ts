@@ -1,5 +1,5 @@
 /**
- * Buildkite agent OIDC tokens (`buildkite-agent oidc request-token --audience <aud>`). One issuer,
+ * Buildkite agent OIDC tokens (`buildkite-agent oidc request-token --audience <aud> --claim organization_id`). One issuer,
  * https://agent.buildkite.com, for every organisation: a rule must name its organisation. Claims and the subject:
  * Buildkite Docs, "buildkite-agent oidc" (buildkite.com/docs/agent/cli/reference/oidc), and a real decoded token
  * (rubygems/rubygems.org issue 5412): `build_number` a number, `build_tag` and `step_key` null when unset, a `jti`,
@@ -11,7 +11,12 @@ import { provenanceClaim } from './github';
 import { at, fail, nameMatches, namePattern, onlyWildcards, problems } from './fields';
 import { claimText, exactAudience, foreignFieldErrors, type ProviderModel, type RuleConditions } from './model';
 
-const OWN_FIELDS = ['organizationSlug', 'pipelineSlug', 'branch'] as const;
+const OWN_FIELDS = ['organizationSlug', 'pipelineSlug', 'branch', 'organizationId'] as const;
+/**
+ * Builds another pipeline's step created (`trigger_job`): their branch and commit are whatever the triggering step
+ * wrote, a fork's pull-request build included, and Buildkite protects no branch. Refused whatever the rules say.
+ */
+const TRIGGERED_SOURCES = ['trigger_job'];
 const SLUG = /^[a-z0-9][a-z0-9-]{0,99}$/;
 const PIPELINE_PATTERN = /^[a-z0-9*][a-z0-9*-]{0,99}$/;
 
@@ -27,6 +32,8 @@ function tokenRefusal(claims: Readonly<Record<string, unknown>>) {
   const branch = claimText(claims, 'build_branch');
   // `<owner>:<branch>`: a pull request from a fork (a branch name cannot hold a colon in git).
   if (branch !== null && branch.includes(':')) return 'pull_request' as const;
+  const source = claimText(claims, 'build_source');
+  if (source !== null && TRIGGERED_SOURCES.includes(source)) return 'untrusted_trigger' as const;
   const ref = refOf(claims);
   const step = claims.step_key === null || claims.step_key === undefined ? '' : claimText(claims, 'step_key');
   const made = `organization:${claimText(claims, 'organization_slug')}:pipeline:${claimText(claims, 'pipeline_slug')}:ref:${ref}:commit:${claimText(claims, 'build_commit')}:step:${step}`;
@@ -38,6 +45,8 @@ function tokenRefusal(claims: Readonly<Record<string, unknown>>) {
 function firstFailure(rule: RuleConditions, claims: Readonly<Record<string, unknown>>) {
   const organization = claimText(claims, 'organization_slug');
   if (rule.organizationSlug !== organization) return fail('organizationSlug', rule.organizationSlug ?? '', organization);
+  const organizationId = claimText(claims, 'organization_id');
+  if (rule.organizationId != null && rule.organizationId !== organizationId) return fail('organizationId', rule.organizationId, organizationId);
   const pipeline = claimText(claims, 'pipeline_slug');
   if (rule.pipelineSlug != null && !nameMatches(rule.pipelineSlug, pipeline, { ignoreCase: false })) return fail('pipelineSlug', rule.pipelineSlug, pipeline);
   const branch = claimText(claims, 'build_branch');
@@ -67,7 +76,13 @@ export const BUILDKITE: ProviderModel = {
   },
   firstFailure,
   namesTenant: (rule, claims) => rule.organizationSlug != null && rule.organizationSlug === claimText(claims, 'organization_slug'),
-  pinsOf: () => null, // the default token carries no organisation id to pin (only with --claim organization_id)
+  // A slug can be given up and taken by another organisation: the immutable id is pinned on first use, from the
+  // `organization_id` claim shieldgate-ci asks for (`--claim organization_id`). A token without it pins nothing, and a
+  // pinned rule refuses it.
+  pinsOf: (_rule, claims) => {
+    const id = claimText(claims, 'organization_id');
+    return id === null ? null : { owner: { field: 'organizationId', value: id }, project: null };
+  },
   provenance: (claims) => {
     const organization = claimText(claims, 'organization_slug');
     const pipeline = claimText(claims, 'pipeline_slug');

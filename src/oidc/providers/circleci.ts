@@ -8,13 +8,15 @@
  */
 import { wildcardMatches } from '../subject';
 import { provenanceClaim } from './github';
-import { at, fail, namePattern, problems, uuid } from './fields';
+import { at, exactName, fail, namePattern, problems, uuid } from './fields';
 import { claimText, exactAudience, foreignFieldErrors, type ProviderModel, type RuleConditions } from './model';
 
-const OWN_FIELDS = ['projectId', 'contextIds', 'branch'] as const;
+const OWN_FIELDS = ['projectId', 'contextIds', 'branch', 'vcsOrigin'] as const;
 const NS = 'oidc.circleci.com/';
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-const ISSUER_ORG = new RegExp(`/org/(${UUID})$`);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISSUER_ORG = /\/org\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** Refs a job of the project's own branches and tags has; a fork's pull request has another (`refs/pull/...`). */
+const OWN_REFS = /^refs\/(heads|tags)\/[^\s]+$/;
 const MAX_CONTEXTS = 16;
 
 const orgOfIssuer = (claims: Readonly<Record<string, unknown>>) => ISSUER_ORG.exec(claimText(claims, 'iss') ?? '')?.[1] ?? null;
@@ -40,20 +42,28 @@ function tokenRefusal(claims: Readonly<Record<string, unknown>>) {
   // The organisation is the issuer's; a token naming another in its claims is not this organisation's.
   if (org === null || org !== orgOfIssuer(claims)) return 'subject_mismatch' as const;
   const project = claimText(claims, `${NS}project-id`);
-  const sub = claimText(claims, 'sub') ?? '';
-  const head = new RegExp(`^org/${org}/project/${project}/user/${UUID}`).exec(sub);
-  if (!head) return sub.startsWith('org/') ? ('subject_mismatch' as const) : ('subject_unrecognized' as const);
-  const rest = sub.slice(head[0].length);
-  if (rest === '') return null;
-  // The newer subject adds the repository and ref, which must be the token's own.
-  const origin = claimText(claims, `${NS}vcs-origin`);
+  if (project === null || !UUID.test(project)) return 'malformed' as const;
+  // A fork's pull request (when the project passes secrets to forks) runs on a ref of the pull request.
   const ref = claimText(claims, `${NS}vcs-ref`);
+  if (ref !== null && !OWN_REFS.test(ref)) return 'pull_request' as const;
+  // `org/<org>/project/<project>/user/<user>`, then in the newer form `/vcs-origin/<origin>/vcs-ref/<ref>`: compared
+  // piece by piece with the token's own claims (text, never a pattern built from them).
+  const sub = claimText(claims, 'sub') ?? '';
+  const head = `org/${org}/project/${project}/user/`;
+  if (!sub.startsWith(head)) return sub.startsWith('org/') ? ('subject_mismatch' as const) : ('subject_unrecognized' as const);
+  const user = sub.slice(head.length, head.length + 36);
+  if (!UUID.test(user)) return 'subject_unrecognized' as const;
+  const rest = sub.slice(head.length + 36);
+  if (rest === '') return null;
+  const origin = claimText(claims, `${NS}vcs-origin`);
   return rest === `/vcs-origin/${origin}/vcs-ref/${ref}` ? null : ('subject_mismatch' as const);
 }
 
 function firstFailure(rule: RuleConditions, claims: Readonly<Record<string, unknown>>) {
   const project = claimText(claims, `${NS}project-id`);
   if (rule.projectId !== project) return fail('projectId', rule.projectId ?? '', project);
+  const origin = claimText(claims, `${NS}vcs-origin`);
+  if (rule.vcsOrigin != null && rule.vcsOrigin !== origin) return fail('vcsOrigin', rule.vcsOrigin, origin);
   const contexts = contextsOf(claims) ?? [];
   const missing = (rule.contextIds ?? []).find((id) => !contexts.includes(id));
   if (missing !== undefined) return fail('contextIds', missing, contexts.join(',') || null);
@@ -75,7 +85,13 @@ export const CIRCLECI: ProviderModel = {
   }),
   tokenRefusal,
   ruleErrors: (input) => {
-    const errors = [...foreignFieldErrors(input, OWN_FIELDS), ...problems(uuid('/projectId', input.projectId, { required: true }), namePattern('/branch', input.branch, { allowSlash: true, max: 256 }))];
+    const errors = [
+      ...foreignFieldErrors(input, OWN_FIELDS),
+      ...problems(uuid('/projectId', input.projectId, { required: true }), namePattern('/branch', input.branch, { allowSlash: true, max: 256 }), exactName('/vcsOrigin', input.vcsOrigin, 512)),
+    ];
+    // The project alone admits every job of it, pull requests' included: a branch or a context must narrow it.
+    const restricts = (input.branch != null && !input.branch.startsWith('*')) || (input.contextIds != null && input.contextIds.length > 0);
+    if (input.projectId != null && !restricts) errors.push(at('/branch', 'no real restriction: name a branch (or a tag prefix) or the contexts the job must have'));
     const contexts = input.contextIds;
     if (contexts != null) {
       if (contexts.length === 0 || contexts.length > MAX_CONTEXTS) errors.push(at('/contextIds', `1 to ${MAX_CONTEXTS} context ids, or leave it out`));
@@ -88,7 +104,12 @@ export const CIRCLECI: ProviderModel = {
   },
   firstFailure,
   namesTenant: (rule, claims) => rule.projectId != null && rule.projectId === claimText(claims, `${NS}project-id`),
-  pinsOf: () => null, // the project is named by its id already
+  // The project's repository, pinned on first use: a fork's pull request (when the project passes secrets to forks)
+  // carries the fork's `vcs-origin`.
+  pinsOf: (_rule, claims) => {
+    const origin = claimText(claims, `${NS}vcs-origin`);
+    return origin === null ? null : { owner: { field: 'vcsOrigin', value: origin }, project: null };
+  },
   provenance: (claims) => ({
     provider: 'circleci',
     repository: provenanceClaim(claims, `${NS}vcs-origin`),

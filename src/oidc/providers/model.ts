@@ -34,6 +34,8 @@ export interface RuleFields {
   pipelineSlug?: string | null; // buildkite
   branch?: string | null; // buildkite, circleci, bitbucket
   contextIds?: string[] | null; // circleci
+  vcsOrigin?: string | null; // circleci, pinned on first use
+  organizationId?: string | null; // buildkite, pinned on first use
   workspaceUuid?: string | null; // bitbucket
   repositoryUuid?: string | null; // bitbucket
   deploymentEnvironmentUuid?: string | null; // bitbucket
@@ -108,7 +110,7 @@ export interface ProviderModel {
 
 /** The owner-level pin (always) and the project-level pin (when the rule names one project) a first job sets. */
 export interface PinPlan {
-  owner: { field: 'repositoryOwnerId' | 'namespaceId'; value: string };
+  owner: { field: 'repositoryOwnerId' | 'namespaceId' | 'vcsOrigin' | 'organizationId'; value: string };
   project: { field: 'repositoryId' | 'projectId'; value: string } | null;
 }
 
@@ -147,6 +149,8 @@ const ALL_RULE_FIELDS: readonly (keyof RuleFields)[] = [
   'pipelineSlug',
   'branch',
   'contextIds',
+  'vcsOrigin',
+  'organizationId',
   'workspaceUuid',
   'repositoryUuid',
   'deploymentEnvironmentUuid',

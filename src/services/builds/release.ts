@@ -26,5 +26,12 @@ export async function isReleaseBuild(ctx: RequestContext, appId: string, provena
   // An app has at most 20 rules: all of them are read to know whether it declared any release rule.
   const releaseRules = (await ctx.repos.oidcRules.listForApp(appId)).filter((r) => r.releaseBuilds === true);
   if (releaseRules.length > 0) return releaseRules.some((r) => principal.ruleIds.includes(r._id));
+  // Only where the ref is a trust boundary: GitHub's and GitLab's branches can be protected. A Buildkite, CircleCI
+  // or Bitbucket branch is a name anyone who can start a build gives it: their builds are release builds only
+  // through a rule with releaseBuilds.
+  const provider = provenance?.provider ?? 'github';
+  if (!DEFAULT_RELEASE_PROVIDERS.includes(provider)) return false;
   return provenance?.ref != null && DEFAULT_RELEASE_REFS.includes(provenance.ref);
 }
+
+const DEFAULT_RELEASE_PROVIDERS: readonly string[] = ['github', 'gitlab'];
