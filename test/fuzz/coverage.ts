@@ -5,8 +5,11 @@ import { Session } from 'node:inspector';
 type Range = { startOffset: number; endOffset: number; count: number };
 type ScriptCoverage = { url: string; functions: Array<{ ranges: Range[] }> };
 
-/** Only the analyser's own code counts; the fuzzer, tsx and Node are not what is being explored. */
-const COVERED_CODE = '/src/scan/';
+/**
+ * Only the code that reads untrusted input counts (the analyser, the attestation engines, the CI providers' models);
+ * the fuzzer, tsx and Node are not what is being explored.
+ */
+const COVERED_CODE = ['/src/scan/', '/src/attest/', '/src/oidc/'];
 
 export class CoverageMap {
   private readonly session = new Session();
@@ -37,7 +40,7 @@ export class CoverageMap {
   collect(): boolean {
     let grew = false;
     for (const script of this.take()) {
-      if (!script.url.includes(COVERED_CODE)) continue;
+      if (!COVERED_CODE.some((folder) => script.url.includes(folder))) continue;
       for (const fn of script.functions) {
         const [whole, ...inner] = fn.ranges;
         if (!whole || whole.count === 0) continue;

@@ -11,11 +11,12 @@ import { dexSeeds } from './dex-target';
 import { appAttestSeeds } from './app-attest-target';
 import { keyAttestationSeeds } from './key-attestation-target';
 import { playIntegritySeeds } from './play-integrity-target';
+import { oidcClaimsSeeds } from './oidc-claims-target';
 import { run } from '../support/host-tools';
 
 
 /** Bump when the fixtures below change, so a stale cache is not used. */
-const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v6');
+const CACHE = path.join(os.tmpdir(), 'shieldgate-fuzz-seeds-v7');
 
 export type Seeds = Record<string, Buffer[]>;
 
@@ -131,6 +132,7 @@ async function buildCache(): Promise<void> {
     'app-attest': appAttestSeeds(),
     'key-attestation': keyAttestationSeeds(),
     'play-integrity': await playIntegritySeeds(),
+    'oidc-claims': oidcClaimsSeeds(),
   };
   await cleanupFixtures();
   // Written under a temporary name and renamed, so a concurrent reader never sees half a cache.

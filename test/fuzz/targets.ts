@@ -23,6 +23,7 @@ import { DEX_TARGET } from './dex-target';
 import { fuzzAppAttest } from './app-attest-target';
 import { fuzzKeyAttestation } from './key-attestation-target';
 import { fuzzPlayIntegrity } from './play-integrity-target';
+import { fuzzOidcClaims } from './oidc-claims-target';
 import { CborError, decodeStrictCbor } from '../../src/attest/cbor';
 
 export type Target = {
@@ -100,6 +101,8 @@ export const TARGETS: Record<string, Target> = {
   'app-attest': { run: (input) => fuzzAppAttest(input) },
   'key-attestation': { run: (input) => fuzzKeyAttestation(input) },
   'play-integrity': { run: (input) => fuzzPlayIntegrity(input) },
+  // A CI token's claims (or a dry-run's, or a rule) judged by every provider's model (src/oidc/providers).
+  'oidc-claims': { run: (input) => fuzzOidcClaims(input) },
 };
 
 /**
