@@ -13,6 +13,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { startHarness, json, readJson, type Harness } from '../support/harness';
 import { startOidcIssuer, type OidcIssuer, type PathIssuer } from '../support/oidc-issuer';
+import { BUILDKITE_AGENT_REFUSAL, CIRCLECI_REFUSAL } from '../support/ci-tool-answers';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 import { packRelease, type Release } from '../../client/scripts/pack-release';
 import { gitlabClaims, GITLAB_HEADER } from '../fixtures/oidc/gitlab';
@@ -159,13 +160,13 @@ function ciEnvironment(provider: Provider, job: Job, work: string, withOidc: boo
       Object.assign(env, { BUILDKITE: 'true', BUILDKITE_COMMIT: SHA, BUILDKITE_BRANCH: 'main', BUILDKITE_BUILD_URL: 'https://buildkite.com/acme/mobile-app/builds/42' });
       // With --claim organization_id, the token carries the organisation's id (Buildkite Docs, optional claims).
       const tokens = withOidc ? Array.from({ length: 4 }, () => sign(buildkiteClaims(base(provider, h.baseUrl), { build_commit: SHA, organization_id: '0190a9c6-3d0e-7a1b-9c2d-4e5f60718293' }), BUILDKITE_HEADER)) : [];
-      calls = fakeTool(bin, 'buildkite-agent', ['oidc', 'request-token', '--audience', h.baseUrl, '--claim', 'organization_id'], tokens, 'fatal: failed to get OIDC token: POST https://agent.buildkite.com/v3/jobs/0190/oidc/tokens: 403 Forbidden');
+      calls = fakeTool(bin, 'buildkite-agent', ['oidc', 'request-token', '--audience', h.baseUrl, '--claim', 'organization_id'], tokens, BUILDKITE_AGENT_REFUSAL.join('\n'));
       break;
     }
     case 'circleci': {
       Object.assign(env, { CIRCLECI: 'true', CIRCLE_SHA1: SHA, CIRCLE_BRANCH: 'main', CIRCLE_BUILD_URL: 'https://app.circleci.com/pipelines/github/acme/mobile-app/42' });
       const tokens = withOidc ? Array.from({ length: 4 }, () => sign(circleciClaims(base(provider, h.baseUrl)), CIRCLECI_HEADER)) : [];
-      calls = fakeTool(bin, 'circleci', ['run', 'oidc', 'get', '--claims', JSON.stringify({ aud: h.baseUrl })], tokens, 'Error: failed to get OIDC token: the job is not running on CircleCI cloud');
+      calls = fakeTool(bin, 'circleci', ['run', 'oidc', 'get', '--claims', JSON.stringify({ aud: h.baseUrl })], tokens, CIRCLECI_REFUSAL.join('\n'));
       break;
     }
     case 'bitbucket':

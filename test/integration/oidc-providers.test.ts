@@ -34,7 +34,7 @@ beforeAll(async () => {
   issuers.gitlab = root.at('/gitlab', '/oauth/discovery/keys');
   issuers.buildkite = root.at('/buildkite', '/.well-known/jwks');
   issuers.circleci = root.at(`/circleci/org/${CIRCLECI_ORG_ID}`, '/.well-known/jwks-pub.json');
-  issuers.bitbucket = root.at('/bitbucket/2.0/workspaces/acme/pipelines-config/identity/oidc', '/keys.json', 'ES256');
+  issuers.bitbucket = root.at('/bitbucket/2.0/workspaces/acme/pipelines-config/identity/oidc', '/keys.json'); // RS256, as its discovery document says
   const spare = root.at('/gitlab-other', '/oauth/discovery/keys'); // allowed by the operator, named by no rule
   h = await startHarness({
     env: {

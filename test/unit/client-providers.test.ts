@@ -17,6 +17,7 @@ import { ciOidcCredential, resolveCredential } from '../../client/src/credential
 import { CliError } from '../../client/src/errors';
 import { bitbucket, buildkite, circleci, detectProvider, github, gitlab, type CiProvider } from '../../client/src/providers/detect';
 import { stderrLine } from '../../client/src/providers/command';
+import { BUILDKITE_AGENT_REFUSAL, CIRCLECI_REFUSAL } from '../support/ci-tool-answers';
 
 const AUD = 'https://api.example.com';
 const SHA = 'a3f1c2e7d9b04c5e8f6a7b2c1d0e9f8a7b6c5d4e';
@@ -50,9 +51,9 @@ beforeAll(() => {
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'sgci-providers-')));
   bin = path.join(tmp, 'bin');
   fs.mkdirSync(bin);
-  // What the agent prints when the job may not have a token: its logger's error line, then the API's refusal.
-  fakeTool('buildkite-agent', ['2026-05-04 10:00:00 ERROR  Could not obtain OIDC token for audience https://api.example.com', 'fatal: POST https://agent.buildkite.com/v3/jobs/0189/oidc/tokens: 403 Forbidden']);
-  fakeTool('circleci', ['Error: failed to get OIDC token: this command can only be run within a CircleCI job', 'exit status 1']);
+  // What each tool prints when the job may not have a token (test/support/ci-tool-answers.ts).
+  fakeTool('buildkite-agent', BUILDKITE_AGENT_REFUSAL);
+  fakeTool('circleci', CIRCLECI_REFUSAL);
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
