@@ -23,7 +23,7 @@ export function createJobRunner(deps: Deps, options: Partial<RunnerOptions> = {}
     return queueOwedStaticScans(operatorContext(deps, null));
   };
   const handler: JobHandler = { run: (job, stopping, released) => runScanJob(deps, job, workers, stopping, released), giveUp: (job) => giveUpScanJob(deps, job), sweep };
-  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, leaseMs: deps.config.scanJobLeaseMs, ...options });
+  return new JobRunner(deps.repos.scanJobs, handler, deps.clock, deps.logger.child({ component: 'jobs' }), { concurrency: deps.config.scanIsolation.workers, readyAhead: 1, leaseMs: deps.config.scanJobLeaseMs, ...options });
 }
 export { createPeriodicSweep, removeInBatches, type PeriodicSweep, type SweepSpec } from './periodic-sweep';
 export { createAuditRetention } from './audit-retention';

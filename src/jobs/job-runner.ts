@@ -41,9 +41,16 @@ export interface RunnerOptions {
   maxAttempts: number;
   /** Jobs run at once by this runner (SCAN_WORKERS: one per analysis worker). */
   concurrency: number;
+  /**
+   * Jobs claimed beyond `concurrency`, readied while the others run: a scan job claims, reads its build and copies its
+   * package before it queues for an analysis worker (ScanWorkers queues it), so with one ahead a worker that ends an
+   * analysis starts the next at once instead of idling through those round trips. Each holds its lease like any
+   * claimed job; a graceful stop hands it back before it is analysed (JobHandler.run's `stopping`).
+   */
+  readyAhead: number;
 }
 
-export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, leaseMs: 5 * 60_000, maxAttempts: 5, concurrency: 1 };
+export const DEFAULT_RUNNER_OPTIONS: RunnerOptions = { pollIntervalMs: 1_000, leaseMs: 5 * 60_000, maxAttempts: 5, concurrency: 1, readyAhead: 0 };
 
 /** Retry back-off: 10 s, 20 s, 40 s, ... at most 5 minutes (measured on the service clock). */
 export function backoffMs(attempts: number): number {
@@ -62,7 +69,7 @@ function describe(error: unknown): string {
 }
 
 /**
- * Polls the scan_jobs collection and runs up to `concurrency` due jobs at once. Any number of runners, in one process
+ * Polls the scan_jobs collection and runs up to `concurrency` due jobs at once (readying `readyAhead` more). Any number of runners, in one process
  * or many, can poll the same collection: claims are atomic, so each job has one holder at a time (see
  * ScanJobsRepo.claim). Apps take turns: the queue is in turn order (ScanJobsRepo.enqueue), and a job of an app that
  * has none running, on any instance, goes before the jobs of one that has; so an app that queues hundreds of packages
@@ -155,9 +162,9 @@ export class JobRunner {
     this.topUp();
   }
 
-  /** Starts lanes up to `concurrency`; synchronous, so a poll and a nudge at once never start too many. */
+  /** Starts lanes up to `concurrency` + `readyAhead`; synchronous, so a poll and a nudge at once never start too many. */
   private topUp(): void {
-    while (!this.stopped && this.lanes.size < this.options.concurrency) {
+    while (!this.stopped && this.lanes.size < this.options.concurrency + this.options.readyAhead) {
       const lane: Promise<void> = this.lane().finally(() => this.lanes.delete(lane));
       this.lanes.add(lane);
     }

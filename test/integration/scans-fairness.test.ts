@@ -3,7 +3,8 @@
 // job waits for one analysis at most, even on one runner with one lane; and a job of an app with nothing running, on
 // any instance, is claimed before older jobs of an app that has one running. A runner runs up to its concurrency at once,
 // also for jobs queued while it is busy, claims a job queued or woken in its own process without waiting for its poll,
-// and claims the next job once the last one's analysis is over (its outcome is written beside the next analysis).
+// and claims the next job once the last one's analysis is over (its outcome is written beside the next analysis); with
+// one ready ahead, the next is claimed while an analysis runs and analysed when the worker is free.
 // An analysis asked to run alone waits for the others and holds back new ones.
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
@@ -199,6 +200,37 @@ it('claims the next job as soon as the last lets its lane go, while that one sti
   finishFirst();
   await stopping;
   expect(await stateOf(first)).toBe('done');
+});
+
+it('readies one job ahead: claimed beside a running analysis, analysed once the worker is free, never two at once', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36 }), sign: 'release' });
+  const workers = new ScanWorkers({ workers: 1, memoryMb: 128, deadlineMs: 60_000 });
+  const ids = [await queue('app_ahead0'), await queue('app_ahead1'), await queue('app_ahead2')];
+  const events: string[] = [];
+  const handler: JobHandler = {
+    run: async (job, stopping, released) => {
+      events.push(`${job._id} claimed`);
+      await workers.analyze(apk, 'android', new Date(), {
+        onStart: async () => void events.push(`${job._id} start`),
+        onEnd: async () => void events.push(`${job._id} end`),
+      });
+      released?.();
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 1, readyAhead: 1, pollIntervalMs: 60_000 });
+  runner.start();
+  const until = Date.now() + 60_000;
+  while (!(await Promise.all(ids.map(stateOf))).every((s) => s === 'done') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  await runner.stop();
+  const at = (event: string) => events.indexOf(event);
+  // Each next job was claimed while the one before was being analysed, and analysed only after it ended.
+  for (let i = 1; i < ids.length; i++) {
+    expect(at(`${ids[i]} claimed`)).toBeLessThan(at(`${ids[i - 1]} end`));
+    expect(at(`${ids[i]} start`)).toBeGreaterThan(at(`${ids[i - 1]} end`));
+  }
+  // One worker: the analyses never overlapped.
+  expect(events.filter((e) => / (start|end)$/.test(e))).toEqual(ids.flatMap((id) => [`${id} start`, `${id} end`]));
 });
 
 it('claims a job queued or woken in its own process at once, not at its next poll', async () => {
