@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MalformedApkError, type ApkSections } from './apk-sections';
-import { READ_CHUNK } from './zip-entries';
+import { READ_CHUNK, withReadBuffer } from './zip-entries';
 
 /** The content digests of APK Signature Scheme v2/v3 that are computed here. */
 export type ContentDigestAlgorithm = 'CHUNKED_SHA256' | 'CHUNKED_SHA512';
@@ -29,18 +29,19 @@ export async function contentDigests(s: ApkSections, algorithms: ReadonlySet<Con
   };
   // One buffer for every read: each slice is digested before the next read, and 500 MB of fresh buffers cost
   // garbage collection for nothing.
-  const buffer = Buffer.allocUnsafe(READ_CHUNK);
-  // The central directory as the end record declares it (apksig's slice): bytes between it and the end record are
-  // no signed section.
-  for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.cdOffset + s.cdSize]] as const) {
-    for (let at = start; at < end; ) {
-      const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, end - at), at);
-      const slice = buffer.subarray(0, bytesRead);
-      if (slice.length === 0) throw new MalformedApkError('the file ends inside a signed section');
-      for (let p = 0; p < slice.length; p += CHUNK) digestChunk(slice.subarray(p, Math.min(p + CHUNK, slice.length)));
-      at += slice.length;
+  await withReadBuffer(async (buffer) => {
+    // The central directory as the end record declares it (apksig's slice): bytes between it and the end record are
+    // no signed section.
+    for (const [start, end] of [[0, blockOffset], [s.cdOffset, s.cdOffset + s.cdSize]] as const) {
+      for (let at = start; at < end; ) {
+        const { bytesRead } = await s.fh.read(buffer, 0, Math.min(READ_CHUNK, end - at), at);
+        const slice = buffer.subarray(0, bytesRead);
+        if (slice.length === 0) throw new MalformedApkError('the file ends inside a signed section');
+        for (let p = 0; p < slice.length; p += CHUNK) digestChunk(slice.subarray(p, Math.min(p + CHUNK, slice.length)));
+        at += slice.length;
+      }
     }
-  }
+  });
   for (let p = 0; p < eocd.length; p += CHUNK) digestChunk(eocd.subarray(p, Math.min(p + CHUNK, eocd.length)));
   const out = new Map<ContentDigestAlgorithm, Buffer>();
   for (const a of algs) {
