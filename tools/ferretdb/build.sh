@@ -8,7 +8,8 @@
 #
 # Then the patches in patches/, in order (each starts with a comment saying what it does and why): the handler
 # passes the sort and limit as hints (01), the SQLite backend pushes filters down as a pre-filter on the indexes'
-# expressions (02), and the sort with its limit where the field's values allow (03). They are applied with
+# expressions (02), and the sort with its limit where the field's values allow (03); resources are tracked in
+# debug builds only (04) and stored scalars decoded without a json.Decoder each (05). They are applied with
 # `patch --fuzz=0` after a dry run: a patch that no longer applies exactly stops the build.
 #
 # All of it is applied to a vendored copy in a temporary directory: FerretDB's code is never committed here.
