@@ -73,7 +73,8 @@ function describe(error: unknown): string {
  * or many, can poll the same collection: claims are atomic, so each job has one holder at a time (see
  * ScanJobsRepo.claim). Apps take turns: the queue is in turn order (ScanJobsRepo.enqueue), and a job of an app that
  * has none running, on any instance, goes before the jobs of one that has; so an app that queues hundreds of packages
- * (or packages that each run to the deadline) delays its own scans, and any other app's waits for one analysis at most.
+ * (or packages that each run to the deadline) delays its own scans, and any other app's waits for one analysis at most
+ * (two with `readyAhead`: the job readied was claimed before the other app's arrived).
  */
 export class JobRunner {
   private options: RunnerOptions;

@@ -58,6 +58,8 @@ it('claims a job of an app with nothing running before the older jobs of an app 
   expect(ran).toEqual([other, flooding[1], flooding[2]]);
   expect(await stateOf(flooding[0])).toBe('running');
   expect(await stateOf(other)).toBe('done');
+  // The other instance's job would be claimed by later tests once its lease lapses on the test clock: gone.
+  await h.deps.db.collection<ScanJobDoc>('scan_jobs').deleteOne({ _id: flooding[0] });
 });
 
 it("takes turns by app on one lane: another app's job waits for the analysis running, not for the flood", async () => {
@@ -73,6 +75,45 @@ it("takes turns by app on one lane: another app's job waits for the analysis run
   expect(ran).toEqual([flood[0], late]);
   while (await runner.runDue());
   expect(ran).toEqual([flood[0], late, ...flood.slice(1)]);
+});
+
+it("with one job ready ahead, another app's job waits for the analysis running and the one readied, not for the flood", async () => {
+  const flood: string[] = [];
+  for (let i = 0; i < 8; i++) flood.push(await queue('app_flood_ahead'));
+  const ran: string[] = [];
+  let late = '';
+  let lateQueued: () => void = () => undefined;
+  const queued = new Promise<void>((resolve) => (lateQueued = resolve));
+  // One analysis worker: each job waits for the one before to let it go.
+  let worker = Promise.resolve();
+  const handler: JobHandler = {
+    run: async (job) => {
+      const before = worker;
+      let free: () => void = () => undefined;
+      worker = new Promise<void>((resolve) => (free = resolve));
+      await before;
+      try {
+        // The first analysis runs until the other app's job is queued (and the next flood job is readied beside it).
+        if (job._id === flood[0]) await queued;
+        ran.push(job._id);
+      } finally {
+        free();
+      }
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 1, readyAhead: 1, pollIntervalMs: 60_000 });
+  runner.start();
+  while ((await stateOf(flood[1])) !== 'running') await new Promise((resolve) => setTimeout(resolve, 10));
+  late = await queue('app_late_ahead');
+  lateQueued();
+  const until = Date.now() + 20_000;
+  while (ran.length < flood.length + 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  await runner.stop();
+  // Claimed when it was queued, the late app's job runs after the running analysis and the readied one, before the flood.
+  expect(ran.indexOf(late)).toBeLessThanOrEqual(2);
+  expect(ran.slice(0, 2)).toEqual([flood[0], flood[1]]);
+  expect([...ran].sort()).toEqual([...flood, late].sort());
 });
 
 it('interleaves apps that each queue many, one job of each in turn, and gives an idle app no credit', async () => {
