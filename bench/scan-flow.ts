@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { ScanWorkers } from '../src/scan/worker';
+import { ScanWorkers } from '../src/scan/worker/analyze-in-worker';
 import { androidManifest, buildApk } from '../test/fixtures/build-packages';
 import { seedUploadApp } from './seed-app';
 import { benchMongo, benchRedis, fmt, freePort, putFile, sha256File, spawnTs, stopChild, waitForHttp } from './support';

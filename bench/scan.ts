@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { analyzePackage } from '../src/scan/static';
+import { analyzePackage } from '../src/scan/static/analyze-package';
 import { buildContentApk } from './contents-apk';
 import { diffStep } from './scan-diff';
 import { flowPart } from './scan-flow';

@@ -7,7 +7,7 @@ import { createLogger, type Logger } from './core/logger';
 import { connectMongo } from './data/db';
 import { createRepositories, ensureAllIndexes } from './data/repositories';
 import { SigningKeys } from './crypto/signing-keys';
-import { ScanWorkers } from './scan/worker';
+import { ScanWorkers } from './scan/worker/analyze-in-worker';
 import { FlexibleRateLimiter } from './rate-limit/rate-limiter';
 import { loadServiceSecret } from './crypto/service-secrets';
 import { loadAttestTrust } from './attest/trust/trust-store';

@@ -17,7 +17,7 @@ import type { RunningExports } from '../threats/export-budget';
 import type { WindowCache } from '../threats/window-cache';
 import type { WebhookCache } from '../webhooks/webhook-cache';
 import type { AppCache } from '../auth/app-cache';
-import type { ScanWorkers } from '../scan/worker';
+import type { ScanWorkers } from '../scan/worker/analyze-in-worker';
 import type { AttestTrust } from '../attest/trust/trust-store';
 import type { AttestConfigCache } from '../attest/state/config-cache';
 import type { AttestFactsCache } from '../attest/state/facts-cache';

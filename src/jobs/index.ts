@@ -1,7 +1,7 @@
 import type { Deps } from '../core/deps';
 import { JobRunner, type JobHandler, type RunnerOptions } from './job-runner';
 import { giveUpScanJob, runScanJob } from './scan-job';
-import type { ScanWorkers } from '../scan/worker';
+import type { ScanWorkers } from '../scan/worker/analyze-in-worker';
 import { queueOwedStaticScans } from '../services/build-hooks';
 import { operatorContext } from '../services/operator-context';
 import { removeStaleCopies } from './artifact-file';

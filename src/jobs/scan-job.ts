@@ -1,8 +1,8 @@
 import type { Deps } from '../core/deps';
 import type { PendingScan, ScanJobDoc } from '../data/scan-jobs-repo';
 import type { BuildDoc } from '../data/builds-repo';
-import type { StaticAnalysis } from '../scan/static';
-import type { ScanWorkers } from '../scan/worker';
+import type { StaticAnalysis } from '../scan/static/analyze-package';
+import type { ScanWorkers } from '../scan/worker/analyze-in-worker';
 import { copyArtifactToTemp } from './artifact-file';
 import { MAX_INTERRUPTED_ANALYSES, countedAttempts } from './job-runner';
 import { scanToWaitFor } from '../services/scan-baseline';

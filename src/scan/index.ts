@@ -2,7 +2,7 @@ export type { Finding, FindingRef, FindingStatus, FindingSuppression, Platform, 
 export { SEVERITIES } from './model/types';
 export { GRADE_BANDS, SEVERITY_PENALTIES, UNANALYSED_FINDING_IDS, gradeForScore, scoreAndGrade, scoreFindings } from './score';
 export { previewFindings, type PreviewMeta } from './preview';
-export { analyzePackage, type AnalyzeOptions, type StaticAnalysis } from './static';
+export { analyzePackage, type AnalyzeOptions, type StaticAnalysis } from './static/analyze-package';
 export { incompleteFinding, type IncompleteCause } from './static/package/incomplete';
 export { fingerprintOf, previewPackage } from './fingerprint';
 export { compareWithBaseline, MAX_LISTED_REFS, type Comparison } from './baseline';

@@ -1,5 +1,5 @@
-import type { Deps } from '../core/deps';
 import { DomainError } from '../core/errors';
+import type { UploadLocksRepo } from '../data/upload-locks-repo';
 
 /** What a refused upload is asked to wait: long enough for a small upload to finish, short for a CI retry loop. */
 export const UPLOAD_BUDGET_RETRY_AFTER_S = 5;
@@ -28,6 +28,13 @@ export class InstanceUploads {
 /** The slots of an app are upload locks named `slot:<app>:<n>`: build ids (`bld_...`) never take that shape. */
 const slotId = (appId: string, n: number) => `slot:${appId}:${n}`;
 
+/** What the budget uses of the process's dependencies: a slice, so this file does not import Deps (which imports it). */
+export interface UploadBudgetDeps {
+  repos: { uploadLocks: Pick<UploadLocksRepo, 'acquire' | 'renew' | 'release'> };
+  config: { uploadsPerApp: number };
+  instance: { uploads: InstanceUploads };
+}
+
 export interface UploadBudget {
   /** Extends the app slot's lease with the upload lock's (a crashed instance frees its slot when the lease ends). */
   renew(now: Date, leaseMs: number): Promise<boolean>;
@@ -41,7 +48,7 @@ export interface UploadBudget {
  * the other apps. Slots are taken like upload locks: a unique id decides between concurrent takers, and an ended lease
  * is taken over by one conditional update.
  */
-export async function acquireUploadBudget(deps: Deps, appId: string, holder: string, now: Date, leaseMs: number): Promise<UploadBudget> {
+export async function acquireUploadBudget(deps: UploadBudgetDeps, appId: string, holder: string, now: Date, leaseMs: number): Promise<UploadBudget> {
   const locks = deps.repos.uploadLocks;
   let slot: string | null = null;
   for (let n = 0; n < deps.config.uploadsPerApp && !slot; n++) {

@@ -9,7 +9,7 @@
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
 import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
-import { ScanWorkers } from '../../src/scan/worker';
+import { ScanWorkers } from '../../src/scan/worker/analyze-in-worker';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
 let h: Harness;

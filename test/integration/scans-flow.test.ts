@@ -15,7 +15,7 @@ import { createLogger } from '../../src/core/logger';
 import { createJobRunner } from '../../src/jobs';
 import type { Deps } from '../../src/core/deps';
 import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
-import { ScanWorkers } from '../../src/scan/worker';
+import { ScanWorkers } from '../../src/scan/worker/analyze-in-worker';
 import { getBuild, getScan, slowPackage, uploadPackage } from './scans-support';
 
 jest.setTimeout(600_000);

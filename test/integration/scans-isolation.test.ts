@@ -3,7 +3,7 @@
 // with one `scan.incomplete` scan naming that limit, scored 0 / F: the job is done after one attempt and never
 // retried, while the service keeps answering.
 import { createJobRunner } from '../../src/jobs';
-import { ScanWorkers } from '../../src/scan/worker';
+import { ScanWorkers } from '../../src/scan/worker/analyze-in-worker';
 import { startHarness, bearer, type Harness } from '../support/harness';
 import { cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
 import { binaryXml, storedZip } from '../unit/scan/craft';

@@ -8,7 +8,7 @@ import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-pa
 import { createJobRunner, DEFAULT_RUNNER_OPTIONS, JobRunner, staticScanId } from '../../src/jobs';
 import { DEFER_MS, runScanJob } from '../../src/jobs/scan-job';
 import { countedAttempts } from '../../src/jobs/job-runner';
-import { ScanWorkers, WorkerStartError } from '../../src/scan/worker';
+import { ScanWorkers, WorkerStartError } from '../../src/scan/worker/analyze-in-worker';
 import { OWED_AFTER_MS, onArtifactUploaded, queueOwedStaticScans } from '../../src/services/build-hooks';
 import { getBuild, getScan, uploadPackage } from './scans-support';
 import { operatorContext } from '../../src/services/operator-context';

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { startHarness, bearer, json, type Harness } from '../support/harness';
 import { androidManifest, buildAab, buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../fixtures/build-packages';
-import { analyzePackage } from '../../src/scan/static';
+import { analyzePackage } from '../../src/scan/static/analyze-package';
 import { previewFindings, scoreAndGrade } from '../../src/scan';
 import { FULL_SHA, getBuild, getScan, registerBuild, uploadPackage, waitForStaticScan } from './scans-support';
 

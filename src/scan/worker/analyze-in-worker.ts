@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { StaticAnalysis } from '../static';
+import type { StaticAnalysis } from '../static/analyze-package';
 import { incompleteFinding, type IncompleteCause } from '../static/package/incomplete';
 import type { Platform } from '../model/types';
 import type { WorkerReply, WorkerRequest } from './messages';

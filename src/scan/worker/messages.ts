@@ -1,4 +1,4 @@
-import type { StaticAnalysis } from '../static';
+import type { StaticAnalysis } from '../static/analyze-package';
 import type { Platform } from '../model/types';
 
 /** What an analysis worker is started with (its workerData). */

@@ -2,7 +2,7 @@
 // It reads the package itself from the path it is given, so no package bytes cross the thread boundary.
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { analyzePackage } from '../static';
+import { analyzePackage } from '../static/analyze-package';
 import type { WorkerReply, WorkerRequest } from './messages';
 
 /**

@@ -4,7 +4,7 @@
 // aapt2/jarsigner (build-packages.ts) and broken by the signing corpus's zip surgery; jarsigner's verdicts are computed here.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { analyzePackage } from '../../../src/scan/static';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import type { ApkVerification } from '../../../src/scan/static/signing/apk-verification';
 import { verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { buildAab, cleanupFixtures } from '../../fixtures/build-packages';

@@ -2,7 +2,7 @@
 // version code) as soon as its manifest or Info.plist is read, exactly the target the analysis then returns (redacted
 // and bounded alike), once; and never for a package that names nothing. A scan job records that name to stop other
 // packages' builds waiting for it.
-import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static';
+import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static/analyze-package';
 import { androidManifest, buildApk, buildIpa, buildZip, cleanupFixtures } from '../../fixtures/build-packages';
 
 jest.setTimeout(120_000);

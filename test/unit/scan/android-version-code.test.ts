@@ -5,7 +5,7 @@
 // (the low word, only when above 0; neither aapt nor aapt2 prints the major word), and the typed values `aapt dump
 // xmltree` shows are composed here as the platform's PackageInfo.composeLongVersionCode does, in BigInt. A bundle's
 // protobuf manifest is read by aapt2 (the tool bundletool hands it to), dumped from a package holding only it.
-import { analyzePackage } from '../../../src/scan/static';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import { parseBinaryXml } from '../../../src/scan/static/android/binary-xml';
 import { longVersionCode } from '../../../src/scan/static/android/version-code';
 import { ANDROID_ATTR_BY_NAME } from '../../../src/scan/static/package/xml-node';

@@ -7,7 +7,7 @@
 // android.signature-invalid (android.unsigned when no signature is left at all), an accepted one carries no
 // signature finding. apksigner must agree with apksig too.
 import { createHash } from 'node:crypto';
-import { analyzePackage } from '../../../src/scan/static';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import type { ApkVerification } from '../../../src/scan/static/signing/apk-verification';
 import { isMalformedApk, verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { type OtherSignersCorpus, type OtherSignersFixture, otherSignerBaseOf, otherSignersCorpus, plannedOtherSignerNames } from '../../fixtures/other-signers-corpus';

@@ -4,7 +4,7 @@
 // schemes apksigner prints as verified, the certificates --print-certs prints; a rejected APK is
 // android.signature-invalid, an accepted one carries no signature finding.
 import { createHash } from 'node:crypto';
-import { analyzePackage } from '../../../src/scan/static';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import type { ApkVerification } from '../../../src/scan/static/signing/apk-verification';
 import { isMalformedApk, verifyApk } from '../../../src/scan/static/signing/apk-verifier';
 import { type CorpusFixture, type SigningCorpus, baseOf, plannedFixtureNames, signingCorpus } from '../../fixtures/signing-corpus';

@@ -1,4 +1,4 @@
-import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static';
+import { analyzePackage, type StaticAnalysis } from '../../../src/scan/static/analyze-package';
 import type { Finding } from '../../../src/scan/model/types';
 import { androidManifest, testIosAnchors } from '../../fixtures/build-packages';
 

@@ -6,7 +6,7 @@
 // was valid, or a certificate expired at the scan's time, is refused where openssl verify refuses it at that time.
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { analyzePackage } from '../../../src/scan/static';
+import { analyzePackage } from '../../../src/scan/static/analyze-package';
 import type { IosSigning } from '../../../src/scan/model/types';
 import { buildIpa, cleanupFixtures, iosSigningIdentity, IOS_TEAM_ID, rcodesignVerify, type IosSigner } from '../../fixtures/build-packages';
 import { makeCertificate, type CertificateSpec } from '../../fixtures/test-ca';

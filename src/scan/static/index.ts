@@ -1,1 +1,0 @@
-export { analyzePackage, type AnalyzeOptions, type StaticAnalysis } from './analyze-package';

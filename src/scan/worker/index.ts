@@ -1,1 +1,0 @@
-export { ScanWorkers, WorkerStartError, type IsolationOptions } from './analyze-in-worker';
