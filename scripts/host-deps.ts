@@ -29,8 +29,8 @@ function* sourceFiles(dir: string): Generator<string> {
   }
 }
 
-// A spawned command given as a literal: run('aapt', ...), execFileSync("unzip", ...), spawn(`redis-server`, ...).
-const SPAWN = /\b(?:run|execFile|execFileSync|spawn|spawnSync|execa|runTool)\(\s*['"`]([A-Za-z0-9_.+-]+)['"`]/g;
+// A spawned command given as a literal: run('aapt', ...), runSync('zip', ...), execFileSync("unzip", ...), spawn(`redis-server`, ...).
+const SPAWN = /\b(?:run|runSync|execFile|execFileSync|spawn|spawnSync|execa|runTool)\(\s*['"`]([A-Za-z0-9_.+-]+)['"`]/g;
 // An absolute host path in a literal, up to the first quote or template hole.
 const HOST_PATH = /['"`](\/(?:usr|bin|sbin|etc|opt|lib|lib64)\/[^'"`$\s]*)/g;
 // Any other literal that names a command of the table (e.g. { cc: 'aarch64-linux-gnu-gcc' }) or looks like a cross tool.

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { getScan, registerBuild, uploadPackage } from './scans-support';
 import { nativeCorpus } from '../fixtures/native-corpus';
 import { buildSecretApk, cleanupSecretPackages } from '../fixtures/secret-packages';
+import { runSync } from '../support/host-tools';
 
 let h: Harness;
 let appId: string;
@@ -88,7 +89,7 @@ describe('native libraries and SDKs in the inventory', () => {
     const apk = (await nativeCorpus()).apks.find((a) => a.name === 'stored-4k')!;
     const scan = await staticScanOf(apk.file);
     // The expected list from the tools: unzip lists the entries, sha256sum hashes each as unzip extracts it.
-    const entries = execFileSync('unzip', ['-Z1', apk.file], { encoding: 'utf8' }).split('\n').filter((n) => /^lib\/[^/]+\/[^/]+\.so$/.test(n));
+    const entries = runSync('unzip', ['-Z1', apk.file], { encoding: 'utf8' }).split('\n').filter((n) => /^lib\/[^/]+\/[^/]+\.so$/.test(n));
     const expected = entries.map((path) => ({
       path,
       abi: path.split('/')[1],

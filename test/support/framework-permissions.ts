@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { FRAMEWORK_RES } from '../fixtures/build-packages';
+import { runSync } from './host-tools';
 
 /**
  * The platform permissions and their protection levels as the platform itself declares them, read with
@@ -7,7 +7,7 @@ import { FRAMEWORK_RES } from '../fixtures/build-packages';
  * `level` is android:protectionLevel as an integer; its low 4 bits are the base level (1 = dangerous).
  */
 export function frameworkPermissions(): Array<{ name: string; level: number }> {
-  const tree = execFileSync('aapt', ['dump', 'xmltree', FRAMEWORK_RES, 'AndroidManifest.xml'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const tree = runSync('aapt', ['dump', 'xmltree', FRAMEWORK_RES, 'AndroidManifest.xml'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const out: Array<{ name: string; level: number }> = [];
   let current: { name?: string; level?: number } | null = null;
   const flush = () => { if (current?.name !== undefined && current.level !== undefined) out.push({ name: current.name, level: current.level }); };

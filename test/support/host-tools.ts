@@ -4,10 +4,10 @@
  * `.ci/run` installs for it (`installedBy`). scripts/host-deps.ts (in `npm run check`) fails when a use is not here
  * or its package is not installed by `.ci/run`.
  *
- * `run` and `requireHostPath` turn a missing tool into one line naming the package, instead of a bare ENOENT or an
+ * `run`, `runSync` and `requireHostPath` turn a missing tool into one line naming the package, instead of a bare ENOENT or an
  * assertion on an empty list.
  */
-import { execFile, type ExecFileOptions } from 'node:child_process';
+import { execFile, execFileSync, type ExecFileOptions, type ExecFileSyncOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 
@@ -119,6 +119,19 @@ export async function run(file: string, args?: readonly string[], options?: Exec
 export async function run(file: string, args: readonly string[] = [], options: ExecFileOptions | BufferOptions = {}): Promise<{ stdout: string | Buffer; stderr: string | Buffer }> {
   try {
     return await execFileAsync(file, args, options as ExecFileOptions);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT' && e.path === file) throw new Error(missingHostTool(file));
+    throw err;
+  }
+}
+
+/** execFileSync with a missing command reported as one line naming its Debian package (as `run`). */
+export function runSync(file: string, args: readonly string[], options: ExecFileSyncOptions & { encoding: BufferEncoding }): string;
+export function runSync(file: string, args?: readonly string[], options?: ExecFileSyncOptions): Buffer;
+export function runSync(file: string, args: readonly string[] = [], options: ExecFileSyncOptions = {}): string | Buffer {
+  try {
+    return execFileSync(file, args, options);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT' && e.path === file) throw new Error(missingHostTool(file));

@@ -13,12 +13,12 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createHash, createHmac, generateKeyPairSync, randomBytes, randomUUID, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { runSync } from './host-tools';
 
 /** Every claim of a GitHub Actions OIDC token (GitHub Docs, "OpenID Connect reference"), as GitHub types them. */
 export interface GitHubClaims {
@@ -138,7 +138,7 @@ function selfSignedCertificate(privateKey: KeyObject, commonName: string): X509C
   try {
     const keyFile = path.join(dir, 'key.pem');
     writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    const cert = execFileSync('openssl', ['req', '-x509', '-new', '-key', keyFile, '-subj', `/CN=${commonName}`, '-days', '2', '-sha256'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const cert = runSync('openssl', ['req', '-x509', '-new', '-key', keyFile, '-subj', `/CN=${commonName}`, '-days', '2', '-sha256'], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new X509Certificate(cert);
   } finally {
     rmSync(dir, { recursive: true, force: true });

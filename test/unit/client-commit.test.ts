@@ -1,11 +1,11 @@
 // The commit shieldgate-ci declares: --commit, else the CI's own variable, else HEAD of the git repository that
 // holds the package (asked of git itself in repositories made by `git init`), never the checkout the client or the
 // job runs from, else none.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CI_COMMIT_VARIABLES, detectCommit } from '../../client/src/commit';
+import { runSync } from '../support/host-tools';
 
 const SHA = 'a3f1c2e7d9b04c5e8f6a7b2c1d0e9f8a7b6c5d4e';
 const OTHER = '0123456789abcdef0123456789abcdef01234567';
@@ -14,7 +14,7 @@ let tmp: string;
 /** git without the developer's or the runner's configuration and GIT_* variables. */
 function git(cwd: string, ...args: string[]): string {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: tmp, GIT_CONFIG_NOSYSTEM: '1' };
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, env }).toString().trim();
+  return runSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, env }).toString().trim();
 }
 
 /** A repository with one commit and a package under app/build/outputs (ignored, as build outputs are). */

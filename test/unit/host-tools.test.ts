@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ciPackages, hostUses, problems, scanRepository } from '../../scripts/host-deps';
-import { BASE_PACKAGES, HOST_TOOLS, missingHostTool, requireHostPath, run } from '../support/host-tools';
+import { BASE_PACKAGES, HOST_TOOLS, missingHostTool, requireHostPath, run, runSync } from '../support/host-tools';
 
 const ROOT = path.resolve(__dirname, '../..');
 const installed = ciPackages(readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8'));
@@ -81,15 +81,17 @@ describe('host tools', () => {
       `const data = '${unknownPath}';`,
       "await run('apksigner', ['verify', apk]);",
       "const cc = { tool: 'riscv64-linux-gnu-gcc' };",
+      "runSync('frobnicate-sync', ['-p', apk]);",
     ].join('\n');
     const uses = hostUses(file, text);
-    expect(uses.map((u) => u.name)).toEqual(['frobnicate', unknownPath, 'apksigner', 'riscv64-linux-gnu-gcc']);
+    expect(uses.map((u) => u.name)).toEqual(['frobnicate', unknownPath, 'apksigner', 'riscv64-linux-gnu-gcc', 'frobnicate-sync']);
     const withoutApksigner = new Set([...installed].filter((p) => p !== 'apksigner'));
     expect(problems(uses, withoutApksigner)).toEqual([
       "test/planted.ts:2: 'frobnicate' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
       `test/planted.ts:3: '${unknownPath}' is not in test/support/host-tools.ts; add it with the Debian package that provides it`,
       "test/planted.ts:4: 'apksigner' comes from Debian's apksigner, which .ci/run does not install; add it to apt_packages",
       "test/planted.ts:5: 'riscv64-linux-gnu-gcc' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
+      "test/planted.ts:6: 'frobnicate-sync' is not in test/support/host-tools.ts; add it with the Debian package that provides it",
     ]);
   });
 
@@ -102,6 +104,9 @@ describe('host tools', () => {
       new Error("host tool missing: zipalign (install Debian's zipalign: apt-get install zipalign; .ci/run installs it)"),
     );
     await expect(run('aarch64-linux-gnu-objcopy', [], { env: { PATH: '/nonexistent' } })).rejects.toThrow(/install Debian's gcc-aarch64-linux-gnu/);
+    expect(() => runSync('unzip', ['-v'], { env: { PATH: '/nonexistent' } })).toThrow(
+      new Error("host tool missing: unzip (install Debian's unzip: apt-get install unzip; .ci/run installs it)"),
+    );
   });
 
   test('a missing host file fails with one line naming its package', () => {

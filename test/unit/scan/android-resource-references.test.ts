@@ -3,7 +3,6 @@
 // rule attribute that differs between configurations is unreadable), following chains as the platform does; the
 // expected value of every attribute is aapt's reading of the same package. Hostile tables (truncated, mutated, self-referencing, oversized) end in a value, a refusal or a
 // limit, never a hang.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { MAX_REFERENCE_HOPS, ResourceTable } from '../../../src/scan/static/andr
 import { AAPT_TYPE, aaptAttribute, aaptAttributeValues, aaptBool, aaptInt, buildResourceAab, buildResourceApk, cleanupResourceFixtures, type ResFiles } from '../../fixtures/resource-packages';
 import { stringPoolChunk, utf16Strings } from './craft';
 import { ids, only, scan } from './helpers';
+import { runSync } from '../../support/host-tools';
 
 jest.setTimeout(120_000);
 afterAll(cleanupResourceFixtures);
@@ -183,11 +183,11 @@ describe('manifest attributes given as resource references (APK)', () => {
   it('a malformed resources.arsc makes a package with references unreadable, as it is for the platform', async () => {
     const apk = await build(manifest({ app: { debuggable: '@bool/dbg' } }), values('<bool name="dbg">true</bool>'));
     const dir = mkdtempSync(path.join(os.tmpdir(), 'shieldgate-arsc-'));
-    const arsc = execFileSync('unzip', ['-p', apk, 'resources.arsc']);
+    const arsc = runSync('unzip', ['-p', apk, 'resources.arsc']);
     const broken = Buffer.from(arsc);
     broken.writeUInt32LE(arsc.length * 4, 8 + 4 + 4); // the global string pool's size now overruns the table
     writeFileSync(path.join(dir, 'resources.arsc'), broken);
-    execFileSync('zip', ['-q', apk, 'resources.arsc'], { cwd: dir });
+    runSync('zip', ['-q', apk, 'resources.arsc'], { cwd: dir });
     expect(ids(await scan(apk))).toEqual(['package.unreadable']);
   });
 });

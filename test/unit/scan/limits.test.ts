@@ -18,6 +18,7 @@ import { buildApk, buildIpa, cleanupFixtures, writeRawFile } from '../../fixture
 import { binaryPlist, binaryXml, bplistArea, bplistCollection, bplistMarker, sharedReferencePlist, storedZip, storedZipWithCentralExtras, stringPoolChunk, utf16Strings, zip64Declaring } from './craft';
 import { ids, manifest, only, scan } from './helpers';
 import { execFileSync } from 'node:child_process';
+import { runSync } from '../../support/host-tools';
 
 afterAll(cleanupFixtures);
 
@@ -245,7 +246,7 @@ describe('whole packages', () => {
     const extra = Array.from({ length: LIMITS.signatureFiles }, (_, i) => `META-INF/EXTRA${i}.RSA`);
     execFileSync('mkdir', ['-p', `${dir}/META-INF`]);
     for (const name of extra) execFileSync('cp', ['/dev/null', `${dir}/${name}`]);
-    execFileSync('zip', ['-q', apk, ...extra], { cwd: dir });
+    runSync('zip', ['-q', apk, ...extra], { cwd: dir });
     expect(only(await scan(apk), 'scan.incomplete').detail).toContain('limit "signatureFiles"');
   });
 

@@ -1,6 +1,5 @@
 // Protects: the hand-written parsers (XML plist, DER, protobuf varints, binary AXML) accept what the real
 // tools emit and fail only with their own error types on damaged input (seeded mutation of a real manifest).
-import { execFileSync } from 'node:child_process';
 import { parseBinaryXml } from '../../../src/scan/static/android/binary-xml';
 import { readFields } from '../../../src/scan/static/android/protobuf';
 import { parseProtoXml } from '../../../src/scan/static/android/proto-xml';
@@ -10,6 +9,7 @@ import { DerError, readOid, readTlv } from '../../../src/scan/static/signing/der
 import { pkcs7Certificates } from '../../../src/scan/static/signing/pkcs7';
 import { buildApk, cleanupFixtures } from '../../fixtures/build-packages';
 import { manifest } from './helpers';
+import { runSync } from '../../support/host-tools';
 
 jest.setTimeout(60_000);
 afterAll(cleanupFixtures);
@@ -83,7 +83,7 @@ describe('protobuf', () => {
 describe('binary AXML under mutation', () => {
   it('fails only with UnreadablePackageError on 2000 seeded corruptions of a real manifest', async () => {
     const apk = await buildApk({ manifest: manifest({ body: '<service android:name=".S" android:exported="true"/>' }), sign: 'none' });
-    const real = execFileSync('unzip', ['-p', apk, 'AndroidManifest.xml']);
+    const real = runSync('unzip', ['-p', apk, 'AndroidManifest.xml']);
     expect(parseBinaryXml(real).name).toBe('manifest');
     let seed = 7;
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);

@@ -3,10 +3,10 @@
 // yields one package.* finding.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
 import { LIMITS } from '../../../src/scan/static/package/limits';
 import { buildApk, buildIpa, buildZip, cleanupFixtures, writeRawFile } from '../../fixtures/build-packages';
 import { ids, manifest, only, scan } from './helpers';
+import { runSync } from '../../support/host-tools';
 
 jest.setTimeout(120_000);
 afterAll(cleanupFixtures);
@@ -32,7 +32,7 @@ describe('unreadable packages', () => {
 
   it('reports a truncated binary manifest', async () => {
     const apk = await buildApk({ manifest: manifest(), sign: 'none' });
-    const real = execFileSync('unzip', ['-p', apk, 'AndroidManifest.xml']);
+    const real = runSync('unzip', ['-p', apk, 'AndroidManifest.xml']);
     for (const cut of [12, Math.floor(real.length / 2), real.length - 4]) {
       const f = await unreadable(await buildZip({ 'AndroidManifest.xml': real.subarray(0, cut) }, 'app.apk'));
       expect(f.detail).toMatch(/malformed compiled XML|not compiled binary XML/);
