@@ -1,35 +1,27 @@
 import type { AppConnectionResolvers, AppResolvers, Resolvers } from '../src/generated/graphql';
 import type { AppDoc } from '../src/data/apps-repo';
 import type { AppConnectionPage } from '../src/services/pages';
-import { createApp, getApp, listApps } from '../src/services/apps-service';
-import { listApiKeys } from '../src/services/keys-service';
-import {
-  appAuditConnection,
-  appsConnection,
-  buildsConnection,
-  keysConnection,
-  latestBuild,
-  scansConnection,
-  threatsConnection,
-  trustRulesConnection,
-} from '../src/services/connections';
-import { asOptionalDate, connectionFields, type MappedResolvers } from './views';
+import { appsConnection, createApp, getApp, listApps } from '../src/services/apps-service';
+import { connectionFields, type MappedResolvers } from './views';
+import { appAuditFields } from './audit-events';
+import { appBuildFields } from './builds';
 import { appDashboardFields } from './dashboards';
+import { appKeyFields } from './keys';
+import { appScanFields } from './scans';
 import { appSignerFields } from './signers';
 import { appSuppressionFields } from './suppressions';
+import { appThreatFields } from './threats';
+import { appTrustRuleFields } from './oidc-rules';
 
+/** The App: its own id here; each list's field lives in the resolver module of that resource. */
 const app: MappedResolvers<AppResolvers, AppDoc> = {
   id: (a) => a._id,
-  apiKeys: (a, _args, ctx) => listApiKeys(ctx, a._id),
-  builds: (a, { first, after, filter }, ctx) =>
-    buildsConnection(ctx, a, { first, after, filter: filter && { ...filter, from: asOptionalDate(filter.from), to: asOptionalDate(filter.to) } }),
-  scans: (a, args, ctx) => scansConnection(ctx, a, args),
-  threats: (a, { first, after, filter }, ctx) =>
-    threatsConnection(ctx, a, { first, after, filter: filter && { ...filter, from: asOptionalDate(filter.from), to: asOptionalDate(filter.to) } }),
-  trustRules: (a, args, ctx) => trustRulesConnection(ctx, a, args),
-  keys: (a, args, ctx) => keysConnection(ctx, a, args),
-  auditEvents: (a, args, ctx) => appAuditConnection(ctx, a, args),
-  latestBuild: (a, { platform }, ctx) => latestBuild(ctx, a, platform ?? null),
+  ...appKeyFields,
+  ...appBuildFields,
+  ...appScanFields,
+  ...appThreatFields,
+  ...appTrustRuleFields,
+  ...appAuditFields,
   ...appDashboardFields,
   ...appSignerFields,
   ...appSuppressionFields,

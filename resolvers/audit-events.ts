@@ -1,9 +1,15 @@
-import type { AuditEventConnectionResolvers, AuditEventResolvers, Resolvers, TokenClaimsResolvers } from '../src/generated/graphql';
+import type { AppResolvers, AuditEventConnectionResolvers, AuditEventResolvers, Resolvers, TokenClaimsResolvers } from '../src/generated/graphql';
+import type { RequestContext } from '../src/services/context';
+import type { AppDoc } from '../src/data/apps-repo';
 import type { AuditClaims, AuditDoc } from '../src/data/audit-repo';
 import type { AuditEventConnectionPage } from '../src/services/pages';
-import { actorOfEntry } from '../src/services/audit-service';
-import { auditLogConnection } from '../src/services/connections';
+import { actorOfEntry, appAuditConnection, auditLogConnection } from '../src/services/audit-service';
 import { connectionFields, type MappedResolvers } from './views';
+
+/** The App's audit trail. */
+export const appAuditFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'auditEvents'>> = {
+  auditEvents: (a, args, ctx) => appAuditConnection(ctx, a, args),
+};
 
 /** The entry's org and details stay inside; only the app a staff action concerned is shown (targetAppId). */
 const auditEvent: MappedResolvers<AuditEventResolvers, AuditDoc> = {

@@ -1,8 +1,17 @@
-import type { BuildConnectionResolvers, BuildResolvers, Resolvers } from '../src/generated/graphql';
+import type { AppResolvers, BuildConnectionResolvers, BuildResolvers, Resolvers } from '../src/generated/graphql';
+import type { RequestContext } from '../src/services/context';
+import type { AppDoc } from '../src/data/apps-repo';
 import type { BuildDoc } from '../src/data/builds-repo';
 import type { BuildConnectionPage } from '../src/services/pages';
-import { createBuild, createUploadUrl, getBuild, listBuilds, toArtifactView } from '../src/services/builds-service';
-import { appOf, connectionFields, type MappedResolvers } from './views';
+import { buildsConnection, createBuild, createUploadUrl, getBuild, latestBuild, listBuilds, toArtifactView } from '../src/services/builds-service';
+import { appOf, asOptionalDate, connectionFields, type MappedResolvers } from './views';
+
+/** The App's builds: its connection and its newest build. */
+export const appBuildFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'builds' | 'latestBuild'>> = {
+  builds: (a, { first, after, filter }, ctx) =>
+    buildsConnection(ctx, a, { first, after, filter: filter && { ...filter, from: asOptionalDate(filter.from), to: asOptionalDate(filter.to) } }),
+  latestBuild: (a, { platform }, ctx) => latestBuild(ctx, a, platform ?? null),
+};
 
 const key = (b: BuildDoc) => ({ appId: b.appId, buildId: b._id });
 

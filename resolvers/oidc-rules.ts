@@ -1,9 +1,16 @@
-import type { OidcRuleConnectionResolvers, OidcRuleResolvers, Resolvers } from '../src/generated/graphql';
+import type { AppResolvers, OidcRuleConnectionResolvers, OidcRuleResolvers, Resolvers } from '../src/generated/graphql';
+import type { RequestContext } from '../src/services/context';
+import type { AppDoc } from '../src/data/apps-repo';
 import type { OidcRuleDoc } from '../src/data/oidc-rules-repo';
 import type { OidcRuleConnectionPage } from '../src/services/pages';
-import { createOidcRule, deleteOidcRule } from '../src/services/oidc-rules-service';
+import { createOidcRule, deleteOidcRule, trustRulesConnection } from '../src/services/oidc-rules-service';
 import { dryRunOidcRules } from '../src/services/oidc-dry-run-service';
 import { connectionFields, type MappedResolvers } from './views';
+
+/** The App's trust rules. */
+export const appTrustRuleFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'trustRules'>> = {
+  trustRules: (a, args, ctx) => trustRulesConnection(ctx, a, args),
+};
 
 /** The internal slot has no field: it stays inside. */
 const oidcRule: MappedResolvers<OidcRuleResolvers, OidcRuleDoc> = {

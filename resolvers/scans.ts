@@ -1,8 +1,15 @@
-import type { Resolvers, ScanConnectionResolvers, ScanResolvers } from '../src/generated/graphql';
+import type { AppResolvers, Resolvers, ScanConnectionResolvers, ScanResolvers } from '../src/generated/graphql';
+import type { RequestContext } from '../src/services/context';
+import type { AppDoc } from '../src/data/apps-repo';
 import type { ScanDoc } from '../src/data/scans-repo';
 import type { ScanConnectionPage } from '../src/services/pages';
-import { getScan } from '../src/services/scans-service';
+import { getScan, scansConnection } from '../src/services/scans-service';
 import { appOf, buildOfApp, connectionFields, type MappedResolvers } from './views';
+
+/** The App's scans. */
+export const appScanFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'scans'>> = {
+  scans: (a, args, ctx) => scansConnection(ctx, a, args),
+};
 
 const scan: MappedResolvers<ScanResolvers, ScanDoc> = {
   id: (s) => s._id,

@@ -1,8 +1,16 @@
-import type { Resolvers, ThreatConnectionResolvers, ThreatResolvers } from '../src/generated/graphql';
+import type { AppResolvers, Resolvers, ThreatConnectionResolvers, ThreatResolvers } from '../src/generated/graphql';
+import type { RequestContext } from '../src/services/context';
+import type { AppDoc } from '../src/data/apps-repo';
 import type { ThreatDoc } from '../src/data/threats-repo';
 import type { ThreatConnectionPage } from '../src/services/pages';
-import { threatStats } from '../src/services/threats-service';
-import { appOf, asDate, buildOfApp, connectionFields, type MappedResolvers } from './views';
+import { threatStats, threatsConnection } from '../src/services/threats-service';
+import { appOf, asDate, asOptionalDate, buildOfApp, connectionFields, type MappedResolvers } from './views';
+
+/** The App's security events. */
+export const appThreatFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'threats'>> = {
+  threats: (a, { first, after, filter }, ctx) =>
+    threatsConnection(ctx, a, { first, after, filter: filter && { ...filter, from: asOptionalDate(filter.from), to: asOptionalDate(filter.to) } }),
+};
 
 /** The device hash and the merge bookkeeping have no field: they stay behind, on purpose. */
 const threat: MappedResolvers<ThreatResolvers, ThreatDoc> = {

@@ -1,9 +1,10 @@
 import type { RequestContext } from './context';
 import { requireStaff } from '../auth/authorize';
-import { PLANS, type AppDoc, type Plan } from '../data/apps-repo';
+import { PLANS, type AppDoc, type AppQuery, type Plan } from '../data/apps-repo';
 import { validationFailed } from '../core/errors';
 import { newId } from '../core/ids';
 import { recordAction } from './audit-service';
+import { firstOfMore, keysetConnection, pageSize, resumeAfter, type AppConnectionPage, type PageArgs } from './pages';
 
 export interface CreateAppInput {
   name: string;
@@ -47,4 +48,24 @@ export async function getApp(ctx: RequestContext, id: string): Promise<AppDoc | 
 export async function listApps(ctx: RequestContext, limit: number): Promise<AppDoc[]> {
   requireStaff(ctx, { write: false });
   return ctx.repos.apps.list(Math.min(Math.max(limit, 1), 200));
+}
+
+export interface AppFilterInput {
+  plan?: string | null;
+  org?: string | null;
+}
+
+/** Staff: apps, newest first, of one plan and/or org. */
+export async function appsConnection(ctx: RequestContext, args: PageArgs & { filter?: AppFilterInput | null }): Promise<AppConnectionPage> {
+  requireStaff(ctx, { write: false });
+  const size = pageSize(args.first);
+  const f = args.filter ?? {};
+  if (f.plan && !(PLANS as readonly string[]).includes(f.plan)) throw validationFailed([{ pointer: '/filter/plan', message: `must be one of ${PLANS.join(', ')}` }]);
+  const query: AppQuery = {};
+  if (f.plan) query.plan = f.plan as Plan;
+  if (f.org) query.org = f.org;
+  const kind = 'connection:apps';
+  const after = resumeAfter(ctx, kind, query, args.after);
+  const docs = await ctx.repos.apps.page(query, size, after);
+  return keysetConnection(ctx, { kind, bound: query, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.apps.count(query));
 }

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from './context';
-import type { AuditAction, AuditDoc } from '../data/audit-repo';
+import { AUDIT_ACTIONS, type AuditAction, type AuditDoc } from '../data/audit-repo';
 import { newId } from '../core/ids';
+import { validationFailed } from '../core/errors';
+import { appAccess, requireStaff } from '../auth/authorize';
+import type { AppDoc } from '../data/apps-repo';
+import { FORMER_KINDS, firstOfMore, keysetConnection, notCounted, pageSize, resumeAfter, type AuditEventConnectionPage, type PageArgs } from './pages';
 
 export interface AuditEntryInput {
   appId: string;
@@ -144,4 +148,33 @@ export async function recordAction(ctx: RequestContext, entry: ActionAuditInput)
     actor,
     resource: entry.resource,
   });
+}
+
+function auditAction(action: string | null | undefined): AuditAction | null {
+  if (!action) return null;
+  if (!(AUDIT_ACTIONS as readonly string[]).includes(action)) throw validationFailed([{ pointer: '/action', message: `must be one of ${AUDIT_ACTIONS.join(', ')}` }]);
+  return action as AuditAction;
+}
+
+async function auditConnection(ctx: RequestContext, appId: string | null, args: PageArgs & { action?: string | null }): Promise<AuditEventConnectionPage> {
+  const size = pageSize(args.first);
+  const action = auditAction(args.action);
+  const kind = 'connection:audit';
+  const bound = { appId, action };
+  const after = resumeAfter(ctx, kind, bound, args.after, FORMER_KINDS.audit);
+  const page = await ctx.repos.audit.list(appId, { limit: size, action: action ?? undefined, after: after && { occurredAt: after.at, id: after.id } });
+  const docs = page.hasMore ? [...page.data, ...page.data.slice(-1)] : page.data;
+  return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.occurredAt }, notCounted);
+}
+
+/** The app's audit trail, newest first: whoever may read its trust rules (as GET /v1/apps/{id}/audit-events). */
+export async function appAuditConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { action?: string | null }): Promise<AuditEventConnectionPage> {
+  await appAccess(ctx, 'rules:read', app._id, { write: false });
+  return auditConnection(ctx, app._id, args);
+}
+
+/** Admin staff: every audit entry, of every app and of none. */
+export async function auditLogConnection(ctx: RequestContext, args: PageArgs & { action?: string | null }): Promise<AuditEventConnectionPage> {
+  requireStaff(ctx, { write: true });
+  return auditConnection(ctx, null, args);
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from './context';
 import { appAccess, appFilter, authorize } from '../auth/authorize';
-import type { BuildDoc, Platform } from '../data/builds-repo';
+import type { BuildDoc, BuildQuery, Platform } from '../data/builds-repo';
 import { DomainError, notFound, validationFailed, type FieldError } from '../core/errors';
 import { newId } from '../core/ids';
 import { artifactKey } from '../storage/artifact-store';
@@ -11,6 +11,9 @@ import { onArtifactUploaded, onBuildRegistered } from './build-hooks';
 import type { BuildProvenance } from '../oidc/providers/model';
 import { recordLatestBuild } from './builds/latest-build';
 import { isReleaseBuild } from './builds/release';
+import type { AppDoc } from '../data/apps-repo';
+import { GRADE_BANDS } from '../scan/score';
+import { boundDate, firstOfMore, keysetConnection, pageSize, resumeAfter, type BuildConnectionPage, type PageArgs } from './pages';
 
 export { toArtifactView, type ArtifactView } from './builds/view';
 
@@ -136,4 +139,58 @@ export async function uploadBuildArtifact(ctx: RequestContext, unverifiedToken: 
   const uploaded = await receiveUpload(ctx, unverifiedToken, body, clientAddress);
   await runHook(ctx, 'onArtifactUploaded', () => onArtifactUploaded(ctx, uploaded));
   return uploaded;
+}
+
+export interface BuildFilterInput {
+  platform?: string | null;
+  version?: string | null;
+  grade?: string | null;
+  from?: Date | null;
+  to?: Date | null;
+}
+
+function buildQuery(filter: BuildFilterInput | null | undefined): BuildQuery {
+  const f = filter ?? {};
+  const errors: FieldError[] = [];
+  if (f.platform && f.platform !== 'android' && f.platform !== 'ios') errors.push({ pointer: '/filter/platform', message: 'must be android or ios' });
+  if (f.version != null && (f.version.length < 1 || f.version.length > 40)) errors.push({ pointer: '/filter/version', message: 'must be 1 to 40 characters' });
+  if (f.grade != null && !GRADE_BANDS.some((b) => b.grade === f.grade)) {
+    errors.push({ pointer: '/filter/grade', message: `must be one of ${GRADE_BANDS.map((b) => b.grade).join(', ')}` });
+  }
+  if (f.from && f.to && f.from >= f.to) errors.push({ pointer: '/filter/to', message: 'must be after from' });
+  if (errors.length) throw validationFailed(errors);
+  const query: BuildQuery = {};
+  if (f.platform) query.platform = f.platform as Platform;
+  if (f.version) query.version = f.version;
+  if (f.grade) query.grade = f.grade;
+  if (f.from) query.from = f.from;
+  if (f.to) query.to = f.to;
+  return query;
+}
+
+/** Builds of the app, newest first, by platform, version, static grade and registration time. */
+export async function buildsConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { filter?: BuildFilterInput | null }): Promise<BuildConnectionPage> {
+  await appAccess(ctx, 'builds:read', app._id, { write: false });
+  const size = pageSize(args.first);
+  const query = buildQuery(args.filter);
+  const kind = 'connection:builds';
+  const bound = { appId: app._id, ...query, from: boundDate(query.from), to: boundDate(query.to) };
+  const after = resumeAfter(ctx, kind, bound, args.after);
+  const docs = await ctx.repos.builds.page(app._id, query, size, after);
+  return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.builds.count(app._id, query));
+}
+
+/**
+ * The newest build of the app (of one platform when given), or null. The app's latest-build summary names it when it
+ * is of that platform, so a page of apps loads those builds by id in one batch; otherwise (another platform, an app
+ * whose summary is missing or empty) the app's builds are read as the summary cannot tell.
+ */
+export async function latestBuild(ctx: RequestContext, app: AppDoc, platform: Platform | null): Promise<BuildDoc | null> {
+  await appAccess(ctx, 'builds:read', app._id, { write: false });
+  const summary = app.latestBuild;
+  if (summary && (!platform || platform === summary.platform)) {
+    const build = await ctx.loaders.builds.load(summary.id);
+    if (build?.appId === app._id) return build;
+  }
+  return ctx.repos.builds.latest(app._id, platform);
 }

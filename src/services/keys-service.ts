@@ -8,6 +8,8 @@ import { DomainError, notFound, validationFailed } from '../core/errors';
 import { randomAlnum } from '../core/ids';
 import { STAFF_DEFAULT_TTL_MS, staffExpiry, type StaffDoc, type StaffRole } from '../data/staff-repo';
 import { recordAction } from './audit-service';
+import type { AppDoc } from '../data/apps-repo';
+import { firstOfMore, keysetConnection, pageSize, resumeAfter, type ApiKeyConnectionPage, type PageArgs } from './pages';
 
 export interface CreateKeyInput {
   appId: string;
@@ -142,4 +144,16 @@ export async function revokeStaff(ctx: RequestContext, id: string) {
 export async function listApiKeys(ctx: RequestContext, appId: string): Promise<ApiKeyDoc[]> {
   requireStaff(ctx, { write: false });
   return ctx.repos.apiKeys.listForApp(appId);
+}
+
+/** Staff: API keys of the app, newest first (documents hold a hash of the secret, never the secret; it is not a field). */
+export async function keysConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { includeRevoked?: boolean | null }): Promise<ApiKeyConnectionPage> {
+  requireStaff(ctx, { write: false });
+  const size = pageSize(args.first);
+  const includeRevoked = args.includeRevoked ?? true;
+  const kind = 'connection:keys';
+  const bound = { appId: app._id, includeRevoked };
+  const after = resumeAfter(ctx, kind, bound, args.after);
+  const docs = await ctx.repos.apiKeys.page(app._id, includeRevoked, size, after);
+  return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.apiKeys.count(app._id, includeRevoked));
 }

@@ -10,6 +10,8 @@ import { isProvider, type RuleInput } from '../oidc/providers/model';
 import { defaultIssuer, issuerAllowed, issuerHint, issuerPolicyOf } from '../oidc/issuers';
 import type { FieldError } from '../core/errors';
 import { actorOf, recordAudit } from './audit-service';
+import type { AppDoc } from '../data/apps-repo';
+import { firstOfMore, keysetConnection, pageSize, resumeAfter, type OidcRuleConnectionPage, type PageArgs } from './pages';
 
 
 /** A rule as a transport hands it over: the provider as text, checked here. */
@@ -115,4 +117,15 @@ export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId:
     actor: actorOf(ctx),
     details: { provider: deleted.provider ?? 'github', subjectPattern: deleted.subjectPattern ?? describeRule(deleted) },
   });
+}
+
+/** Trust rules of the app, newest first. */
+export async function trustRulesConnection(ctx: RequestContext, app: AppDoc, args: PageArgs): Promise<OidcRuleConnectionPage> {
+  await appAccess(ctx, 'rules:read', app._id, { write: false });
+  const size = pageSize(args.first);
+  const kind = 'connection:trust_rules';
+  const bound = { appId: app._id };
+  const after = resumeAfter(ctx, kind, bound, args.after);
+  const docs = await ctx.repos.oidcRules.page(app._id, size, after);
+  return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.oidcRules.count(app._id));
 }

@@ -10,7 +10,7 @@ import { DomainError, validationFailed } from '../core/errors';
 
 /**
  * One page of a Relay connection, as services return it: the documents, each one's cursor, and whether more follow.
- * Resolvers turn it into edges, nodes and pageInfo (resolvers/connections.ts).
+ * Resolvers turn it into edges, nodes and pageInfo (connectionFields in resolvers/views.ts).
  */
 export interface Connection<T> {
   items: T[];

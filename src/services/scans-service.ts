@@ -1,12 +1,14 @@
 import type { RequestContext } from './context';
 import type { Principal } from '../auth/principal';
-import { appFilter, authorize } from '../auth/authorize';
+import { appAccess, appFilter, authorize } from '../auth/authorize';
 import type { BuildDoc } from '../data/builds-repo';
-import type { ScanDoc } from '../data/scans-repo';
 import { buildOrderKey } from '../data/scan-jobs-repo';
 import { newId } from '../core/ids';
 import { previewFindings, previewPackage, scoreAndGrade, type PreviewMeta } from '../scan';
 import { compareScan } from './scan-baseline';
+import type { AppDoc } from '../data/apps-repo';
+import type { ScanDoc, ScanEngine } from '../data/scans-repo';
+import { firstOfMore, keysetConnection, pageSize, resumeAfter, type PageArgs, type ScanConnectionPage } from './pages';
 
 /** A scan of the credential's app (staff: any app); null for an unknown id or another app's scan. */
 export async function getScan(ctx: RequestContext, id: string): Promise<ScanDoc | null> {
@@ -92,4 +94,16 @@ export async function queueStaticScan(ctx: RequestContext, build: BuildDoc): Pro
     createdAt: now,
     updatedAt: now,
   });
+}
+
+/** Scans of the app, newest first, of every engine or of one. */
+export async function scansConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { engine?: ScanEngine | null }): Promise<ScanConnectionPage> {
+  await appAccess(ctx, 'scans:read', app._id, { write: false });
+  const size = pageSize(args.first);
+  const engine = args.engine ?? null;
+  const kind = 'connection:scans';
+  const bound = { appId: app._id, engine };
+  const after = resumeAfter(ctx, kind, bound, args.after);
+  const docs = await ctx.repos.scans.page(app._id, engine, size, after);
+  return keysetConnection(ctx, { kind, bound, after, ...firstOfMore(docs, size), timeOf: (d) => d.createdAt }, () => ctx.repos.scans.count(app._id, engine));
 }

@@ -2,6 +2,8 @@ import type { RequestContext } from './context';
 import { appAccess } from '../auth/authorize';
 import { validationFailed } from '../core/errors';
 import { DETECTIONS, THREAT_VERDICTS, type Detection, type Occurrences, type ThreatDoc, type ThreatQuery } from '../data/threats-repo';
+import type { AppDoc } from '../data/apps-repo';
+import { FORMER_KINDS, boundDate, keysetConnection, notCounted, pageSize, resumeAfter, type PageArgs, type ThreatConnectionPage } from './pages';
 
 /** Daily statistics cover at most this many days per call (the rows they read: DASHBOARD_MAX_ROWS). */
 export const MAX_STATS_DAYS = 92;
@@ -132,4 +134,17 @@ export async function* exportThreats(ctx: RequestContext, input: { appId: string
   } finally {
     release();
   }
+}
+
+/** Security events of the app, newest first by first occurrence, with the occurrences merged into them since. */
+export async function threatsConnection(ctx: RequestContext, app: AppDoc, args: PageArgs & { filter?: ThreatFilterInput | null }): Promise<ThreatConnectionPage> {
+  await appAccess(ctx, 'threats:read', app._id, { write: false });
+  const size = pageSize(args.first);
+  const query = toQuery(args.filter);
+  const kind = 'connection:threats';
+  const bound = { appId: app._id, ...query, from: boundDate(query.from), to: boundDate(query.to) };
+  const after = resumeAfter(ctx, kind, bound, args.after, FORMER_KINDS.threats);
+  const docs = await ctx.repos.threats.list(app._id, query, size, after && { occurredAt: after.at, id: after.id });
+  const items = await withMerged(ctx, app._id, docs.data);
+  return keysetConnection(ctx, { kind, bound, after, items, hasMore: docs.hasMore, timeOf: (d) => d.occurredAt }, notCounted);
 }
