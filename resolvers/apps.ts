@@ -11,7 +11,7 @@ import { appScanFields } from './scans';
 import { appSignerFields } from './signers';
 import { appSuppressionFields } from './suppressions';
 import { appThreatFields } from './threats';
-import { appTrustRuleFields } from './oidc-rules';
+import { appOidcRuleFields } from './oidc-rules';
 
 /** The App: its own id here; each list's field lives in the resolver module of that resource. */
 const app: MappedResolvers<AppResolvers, AppDoc> = {
@@ -20,7 +20,7 @@ const app: MappedResolvers<AppResolvers, AppDoc> = {
   ...appBuildFields,
   ...appScanFields,
   ...appThreatFields,
-  ...appTrustRuleFields,
+  ...appOidcRuleFields,
   ...appAuditFields,
   ...appDashboardFields,
   ...appSignerFields,

@@ -3,13 +3,14 @@ import type { RequestContext } from '../src/services/context';
 import type { AppDoc } from '../src/data/apps-repo';
 import type { OidcRuleDoc } from '../src/data/oidc-rules-repo';
 import type { OidcRuleConnectionPage } from '../src/services/pages';
-import { createOidcRule, deleteOidcRule, trustRulesConnection } from '../src/services/oidc-rules-service';
+import { createOidcRule, deleteOidcRule, oidcRulesConnection } from '../src/services/oidc-rules-service';
 import { dryRunOidcRules } from '../src/services/oidc-dry-run-service';
 import { connectionFields, type MappedResolvers } from './views';
 
-/** The App's trust rules. */
-export const appTrustRuleFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'trustRules'>> = {
-  trustRules: (a, args, ctx) => trustRulesConnection(ctx, a, args),
+/** The App's trust rules (`trustRules`: the deprecated name of the same list). */
+export const appOidcRuleFields: Required<Pick<AppResolvers<RequestContext, AppDoc>, 'oidcRules' | 'trustRules'>> = {
+  oidcRules: (a, args, ctx) => oidcRulesConnection(ctx, a, args),
+  trustRules: (a, args, ctx) => oidcRulesConnection(ctx, a, args),
 };
 
 /** The internal slot has no field: it stays inside. */

@@ -63,7 +63,7 @@ export const createOidcRule: RestHandler<'createOidcRule'> = async (call, ctx) =
 export const listOidcRules: RestHandler<'listOidcRules'> = async (call, ctx) => {
   const { app } = await execute(ctx, OidcRulesDocument, { appId: call.params.id, first: MAX_RULES_PER_APP });
   if (!app) throw notFound('App');
-  const page = toRestPage(app.trustRules, toRestRule);
+  const page = toRestPage(app.oidcRules, toRestRule);
   if (page.hasMore) throw new Error(`app ${call.params.id} holds more than ${MAX_RULES_PER_APP} trust rules`);
   call.answer(200, { data: page.data.reverse() });
 };

@@ -340,6 +340,11 @@ export type App = Node & {
   /** Its security events, newest first by first occurrence (occurredAt, then id), merged occurrences included. */
   threats: ThreatConnection;
   /** Its trust rules for the CI token exchange, newest first (at most 20 exist). */
+  oidcRules: OidcRuleConnection;
+  /**
+   * The same list as oidcRules, under its former name.
+   * @deprecated Use oidcRules: the trust rules carry the name oidc-rules in every layer.
+   */
   trustRules: OidcRuleConnection;
   /** Its API keys, newest first; never their secrets. includeRevoked: false leaves revoked keys out. */
   keys: ApiKeyConnection;
@@ -404,6 +409,13 @@ export type AppThreatsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<ThreatFilter>;
+};
+
+
+/** A tenant: it owns builds, scans, security events, keys and trust rules. */
+export type AppOidcRulesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1922,6 +1934,7 @@ export type AppResolvers<ContextType = RequestContext, ParentType extends Resolv
   builds?: Resolver<ResolversTypes['BuildConnection'], ParentType, ContextType, RequireFields<AppBuildsArgs, 'first'>>;
   scans?: Resolver<ResolversTypes['ScanConnection'], ParentType, ContextType, RequireFields<AppScansArgs, 'first'>>;
   threats?: Resolver<ResolversTypes['ThreatConnection'], ParentType, ContextType, RequireFields<AppThreatsArgs, 'first'>>;
+  oidcRules?: Resolver<ResolversTypes['OidcRuleConnection'], ParentType, ContextType, RequireFields<AppOidcRulesArgs, 'first'>>;
   trustRules?: Resolver<ResolversTypes['OidcRuleConnection'], ParentType, ContextType, RequireFields<AppTrustRulesArgs, 'first'>>;
   keys?: Resolver<ResolversTypes['ApiKeyConnection'], ParentType, ContextType, RequireFields<AppKeysArgs, 'first' | 'includeRevoked'>>;
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<AppAuditEventsArgs, 'first'>>;

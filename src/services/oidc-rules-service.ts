@@ -120,7 +120,7 @@ export async function deleteOidcRule(ctx: RequestContext, appId: string, ruleId:
 }
 
 /** Trust rules of the app, newest first. */
-export async function trustRulesConnection(ctx: RequestContext, app: AppDoc, args: PageArgs): Promise<OidcRuleConnectionPage> {
+export async function oidcRulesConnection(ctx: RequestContext, app: AppDoc, args: PageArgs): Promise<OidcRuleConnectionPage> {
   await appAccess(ctx, 'rules:read', app._id, { write: false });
   const size = pageSize(args.first);
   const kind = 'connection:trust_rules';

@@ -211,6 +211,7 @@ describe('other connections', () => {
       `query($app: ID!) { app(id: $app) {
         scans(first: 5, engine: static) { nodes { id engine build { id } } totalCount }
         all: scans { totalCount }
+        oidcRules { nodes { id subjectPattern } totalCount }
         trustRules { nodes { id subjectPattern } totalCount }
         keys { nodes { id revokedAt } totalCount }
         live: keys(includeRevoked: false) { nodes { id } totalCount }
@@ -221,7 +222,9 @@ describe('other connections', () => {
     const app = body.data.app;
     expect(app.scans).toEqual({ nodes: [{ id: staticScan._id, engine: 'static', build: { id: build._id } }], totalCount: 1 });
     expect(app.all.totalCount).toBe(2);
-    expect(app.trustRules).toEqual({ nodes: [{ id: rule.data.createOidcRule.id, subjectPattern: 'repo:acme/app:ref:refs/heads/main' }], totalCount: 1 });
+    expect(app.oidcRules).toEqual({ nodes: [{ id: rule.data.createOidcRule.id, subjectPattern: 'repo:acme/app:ref:refs/heads/main' }], totalCount: 1 });
+    // The former name, deprecated, answers the same list.
+    expect(app.trustRules).toEqual(app.oidcRules);
     expect(app.keys.totalCount).toBe(2);
     expect(app.keys.nodes.map((k: { id: string }) => k.id).sort()).toEqual(keys.map((k) => k.id).sort());
     expect(app.live).toEqual({ nodes: [{ id: keys[1].id }], totalCount: 1 });

@@ -7,7 +7,7 @@ import type { ViewProps } from './types';
 
 type Denied = NonNullable<Types.RefusedExchangesQuery['app']>['auditEvents']['nodes'][number];
 
-type Rule = NonNullable<Types.RefusedExchangesQuery['app']>['trustRules']['nodes'][number];
+type Rule = NonNullable<Types.RefusedExchangesQuery['app']>['oidcRules']['nodes'][number];
 
 /** What each refusal reason means, in the words support repeats to the customer. */
 export const REASONS: Record<string, string> = {
@@ -39,7 +39,7 @@ type RefusalDay = NonNullable<Types.RefusedExchangesQuery['app']>['refusedExchan
 
 async function load(appId: string, range: ViewProps['range']) {
   const data = await run(RefusedExchanges, { appId, ...rangeVariables(range) });
-  return { days: data.app?.refusedExchanges ?? [], entries: data.app?.auditEvents.nodes ?? [], rules: data.app?.trustRules.nodes ?? [] };
+  return { days: data.app?.refusedExchanges ?? [], entries: data.app?.auditEvents.nodes ?? [], rules: data.app?.oidcRules.nodes ?? [] };
 }
 
 /** The providers of the refusals, most refused first, with their counts. */
