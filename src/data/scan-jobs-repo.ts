@@ -194,6 +194,15 @@ export class ScanJobsRepo {
   async retryLater(id: string, attempts: number, now: Date, runAfter: Date, lastError: string): Promise<boolean> {
     return this.finish(id, attempts, { state: 'queued', leaseUntil: null, runAfter, lastError, updatedAt: now });
   }
+  /**
+   * Puts back a job this holder claimed but never analysed because its process is stopping, due at once for another
+   * instance; fenced. `deferrals` grows with `attempts`, so the claim is not counted against maxAttempts: a job readied
+   * ahead on each instance of a rolling deploy would otherwise lose an attempt per instance stopped.
+   */
+  async handBack(id: string, attempts: number, now: Date): Promise<boolean> {
+    const set = { state: 'queued' as const, leaseUntil: null, runAfter: now, lastError: 'handed back: the service was stopping', updatedAt: now, analysingSince: null };
+    return this.finishWith(id, attempts, { $set: set, $inc: { deferrals: 1 } });
+  }
   async fail(id: string, attempts: number, now: Date, lastError: string): Promise<boolean> {
     return this.finish(id, attempts, { state: 'failed', leaseUntil: null, lastError, updatedAt: now });
   }

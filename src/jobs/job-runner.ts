@@ -14,11 +14,13 @@ export interface JobHandler {
   /**
    * `stopping` is aborted when the runner stops: start nothing that a kill at the stop timeout would interrupt.
    * 'deferred': the handler put the job back in the queue itself (ScanJobsRepo.defer), an attempt not counted.
+   * 'handed-back': the runner is stopping and the job's work never started: the runner puts it back for another
+   * instance at once, an attempt not counted (ScanJobsRepo.handBack).
    * `released` may be called once the job no longer needs its lane (its analysis ended): the lane then claims the
    * next job while this one writes its outcome, so the analysis workers do not idle through database round trips.
    * A handler that never calls it holds its lane to the outcome.
    */
-  run(job: ScanJobDoc, stopping: AbortSignal, released?: () => void): Promise<void | 'deferred'>;
+  run(job: ScanJobDoc, stopping: AbortSignal, released?: () => void): Promise<void | 'deferred' | 'handed-back'>;
   giveUp(job: ScanJobDoc): Promise<void>;
   /** Finds work that should have been queued but was not (a crash in between); run now and then. */
   sweep?(): Promise<number>;
@@ -207,7 +209,7 @@ export class JobRunner {
     if (!job) return null;
     if (this.stopping.signal.aborted) {
       // Claimed as the runner stopped: handed back at once for another instance, not run here.
-      await this.jobs.retryLater(job._id, job.attempts, this.clock.now(), this.clock.now(), 'handed back: the service was stopping');
+      await this.jobs.handBack(job._id, job.attempts, this.clock.now());
       return null;
     }
     this.inHand.set(job._id, job.attempts);
@@ -249,6 +251,10 @@ export class JobRunner {
       const outcome = await this.handler.run(job, this.stopping.signal, release);
       clearInterval(renewer);
       if (outcome === 'deferred') return log.info('scan job deferred: an earlier build of the app is still being scanned');
+      if (outcome === 'handed-back') {
+        await this.jobs.handBack(job._id, job.attempts, this.clock.now());
+        return log.info('scan job handed back before its analysis: the service is stopping');
+      }
       await this.jobs.complete(job._id, job.attempts, this.clock.now());
       // Jobs of the package's later builds may be waiting for this scan (their baseline): they may run now.
       await this.jobs.wakeWaiters(job._id, this.clock.now());

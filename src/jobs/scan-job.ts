@@ -2,7 +2,7 @@ import type { Deps } from '../core/deps';
 import type { PendingScan, ScanJobDoc } from '../data/scan-jobs-repo';
 import type { BuildDoc } from '../data/builds-repo';
 import type { StaticAnalysis } from '../scan/static/analyze-package';
-import type { ScanWorkers } from '../scan/worker/analyze-in-worker';
+import { AnalysisNotStarted, type ScanWorkers } from '../scan/worker/analyze-in-worker';
 import { copyArtifactToTemp } from './artifact-file';
 import { MAX_INTERRUPTED_ANALYSES, countedAttempts } from './job-runner';
 import { scanToWaitFor } from '../services/scan-baseline';
@@ -35,14 +35,21 @@ export function staticScanId(job: Pick<ScanJobDoc, '_id'>): string {
  * Throws to ask for a retry, only for the service's own faults (database, storage, a worker that could not start):
  * whatever the package does to its worker ends in a verdict (`scan.incomplete`), written like any other scan.
  */
-export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = deps.instance.scanWorkers, stopping?: AbortSignal, released?: () => void): Promise<void | 'deferred'> {
+export async function runScanJob(deps: Deps, job: ScanJobDoc, workers: ScanWorkers = deps.instance.scanWorkers, stopping?: AbortSignal, released?: () => void): Promise<void | 'deferred' | 'handed-back'> {
   const scanId = staticScanId(job);
   // A job runs as the operator, like every piece of work no request asked for.
   const ctx = operatorContext(deps, null);
   if (job.attempts > 1 && (await recordWrittenStaticScan(ctx, job.appId, scanId))) return; // written by an earlier attempt
   const build = await deps.repos.builds.findById(job.appId, job.buildId);
   if (!build?.artifact || build.artifact.status !== 'uploaded') throw new Error('build has no uploaded artifact');
-  const pending = job.pendingScan ?? (await analyse(deps, job, { ...build, artifact: build.artifact }, workers, stopping));
+  let pending: PendingScan;
+  try {
+    pending = job.pendingScan ?? (await analyse(deps, job, { ...build, artifact: build.artifact }, workers, stopping));
+  } catch (err) {
+    // Stopped before its analysis began (a job readied ahead waiting for a worker): another instance takes it.
+    if (err instanceof AnalysisNotStarted && stopping?.aborted) return 'handed-back';
+    throw err;
+  }
   released?.(); // the worker is free: the runner may start the next analysis while this scan is compared and written
   // The baseline is the latest scan of an earlier-registered release build of the package: while one of those is
   // still being made, wait for it, so the answer never depends on which analysis finished first.
@@ -76,13 +83,14 @@ async function analyse(deps: Deps, job: ScanJobDoc, build: BuildDoc & { artifact
     analysis = await workers.analyze(local.path, build.platform, deps.clock.now(), {
       alone: (job.interruptedAnalyses ?? 0) > 0,
       onStart: async () => {
-        if (stopping?.aborted) throw new Error('the service is stopping: the analysis is left to another instance');
+        if (stopping?.aborted) throw new AnalysisNotStarted('the service is stopping: the analysis is left to another instance');
         await deps.repos.scanJobs.markAnalysing(job._id, job.attempts, deps.clock.now());
         if (stopping?.aborted) await unmark(); // stopped while the mark was written
       },
       onEnd: async () => void (await unmark()),
       // As soon as the package has named itself: the jobs of other packages that wait for this one go on.
       onTarget: (t) => void notePackage(deps, job, t.name),
+      signal: stopping,
     });
   } finally {
     await local.cleanup();

@@ -8,8 +8,9 @@
 // An analysis asked to run alone waits for the others and holds back new ones.
 import { startHarness, type Harness } from '../support/harness';
 import { JobRunner, type JobHandler } from '../../src/jobs';
+import { countedAttempts } from '../../src/jobs/job-runner';
 import type { ScanJobDoc } from '../../src/data/scan-jobs-repo';
-import { ScanWorkers } from '../../src/scan/worker/analyze-in-worker';
+import { AnalysisNotStarted, ScanWorkers } from '../../src/scan/worker/analyze-in-worker';
 import { androidManifest, buildApk, cleanupFixtures } from '../fixtures/build-packages';
 
 let h: Harness;
@@ -272,6 +273,59 @@ it('readies one job ahead: claimed beside a running analysis, analysed once the 
   }
   // One worker: the analyses never overlapped.
   expect(events.filter((e) => / (start|end)$/.test(e))).toEqual(ids.flatMap((id) => [`${id} start`, `${id} end`]));
+});
+
+it('hands back the job readied ahead as soon as it stops, without counting the attempt, while the running analysis ends', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36 }), sign: 'release' });
+  const workers = new ScanWorkers({ workers: 1, memoryMb: 128, deadlineMs: 60_000 });
+  const [running, readied] = [await queue('app_stop_ahead0'), await queue('app_stop_ahead1')];
+  let finishRunning: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (finishRunning = resolve));
+  const handler: JobHandler = {
+    // As runScanJob does: an analysis given up before it began, because the runner stops, is handed back.
+    run: async (job, stopping) => {
+      try {
+        await workers.analyze(apk, 'android', new Date(), { signal: stopping, onStart: async () => void (job._id === running && (await held)) });
+      } catch (err) {
+        if (err instanceof AnalysisNotStarted && stopping.aborted) return 'handed-back';
+        throw err;
+      }
+    },
+    giveUp: async () => undefined,
+  };
+  const runner = new JobRunner(h.deps.repos.scanJobs, handler, h.clock, h.deps.logger, { concurrency: 1, readyAhead: 1, pollIntervalMs: 60_000 });
+  runner.start();
+  while ((await stateOf(readied)) !== 'running') await new Promise((resolve) => setTimeout(resolve, 10));
+  const stopping = runner.stop();
+  // Handed back while the first analysis still holds the worker: queued, due now, its claim not counted.
+  const until = Date.now() + 10_000;
+  while ((await stateOf(readied)) !== 'queued' && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+  const back = (await h.deps.db.collection<ScanJobDoc>('scan_jobs').findOne({ _id: readied }))!;
+  expect(back).toMatchObject({ state: 'queued', attempts: 1, deferrals: 1, leaseUntil: null });
+  expect(countedAttempts(back)).toBe(0);
+  expect(back.runAfter.getTime()).toBeLessThanOrEqual(h.clock.now().getTime());
+  expect(await stateOf(running)).toBe('running');
+  finishRunning();
+  await stopping;
+  expect(await stateOf(running)).toBe('done');
+  // Due now, it would be claimed by the next test's runner: gone.
+  await h.deps.db.collection<ScanJobDoc>('scan_jobs').deleteOne({ _id: readied });
+});
+
+it('gives up an analysis waiting for a worker when its signal aborts, and keeps the slots right', async () => {
+  const apk = await buildApk({ manifest: androidManifest({ minSdk: 26, targetSdk: 36 }), sign: 'release' });
+  const workers = new ScanWorkers({ workers: 1, memoryMb: 128, deadlineMs: 60_000 });
+  let release: () => void = () => undefined;
+  const first = workers.analyze(apk, 'android', new Date(), { onStart: () => new Promise<void>((resolve) => (release = resolve)) });
+  const abort = new AbortController();
+  const waiting = workers.analyze(apk, 'android', new Date(), { signal: abort.signal });
+  abort.abort();
+  await expect(waiting).rejects.toBeInstanceOf(AnalysisNotStarted);
+  release();
+  await first;
+  // The slot the abandoned one never took is free for the next.
+  const next = await workers.analyze(apk, 'android', new Date(), { signal: new AbortController().signal });
+  expect(next.findings).toEqual(expect.any(Array));
 });
 
 it('claims a job queued or woken in its own process at once, not at its next poll', async () => {

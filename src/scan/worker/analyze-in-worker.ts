@@ -23,6 +23,8 @@ export type TargetListener = (target: StaticAnalysis['target']) => void;
 
 /** Thrown when no worker could be started or it failed while loading: the service's fault, so the job is retried. */
 export class WorkerStartError extends Error {}
+/** The analysis was given up before it started: its `signal` aborted while it waited for a slot, or `onStart` said so. */
+export class AnalysisNotStarted extends Error {}
 
 /**
  * Runs static analysis off the service's event loop: each package is analysed in a fresh worker thread with a heap
@@ -41,15 +43,17 @@ export class ScanWorkers {
   /**
    * Runs one analysis in a worker of its own. `alone`: with no other analysis in this process, before or during it
    * (a package whose analysis the process once died in is tried again alone, so that a second death is its own).
+   * `signal`: aborted while the analysis waits for a slot, it gives up at once with AnalysisNotStarted (a job readied
+   * ahead, handed back when its process stops, should not wait for the analysis running first).
    */
   async analyze(
     filePath: string,
     platform: Platform,
     now: Date,
-    { alone = false, onStart, onEnd, onTarget }: { alone?: boolean; onStart?: () => Promise<void>; onEnd?: () => Promise<void>; onTarget?: TargetListener } = {},
+    { alone = false, onStart, onEnd, onTarget, signal }: { alone?: boolean; onStart?: () => Promise<void>; onEnd?: () => Promise<void>; onTarget?: TargetListener; signal?: AbortSignal } = {},
   ): Promise<StaticAnalysis> {
     const slots = alone ? this.options.workers : 1;
-    await this.slot(slots);
+    await this.slot(slots, signal);
     try {
       await onStart?.(); // once it has its slot: waiting for one is not analysing
       return await this.runWorker({ filePath, platform, nowMs: now.getTime() }, onTarget);
@@ -67,11 +71,18 @@ export class ScanWorkers {
   }
 
   /** Takes `slots` worker slots; while an analysis waits to run alone, no other starts first (it would wait forever). */
-  private async slot(slots: number): Promise<void> {
+  private async slot(slots: number, signal?: AbortSignal): Promise<void> {
     const alone = slots > 1;
     if (alone) this.aloneWaiting++;
     try {
-      while (this.running + slots > this.options.workers || (!alone && this.aloneWaiting > 0)) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      while (this.running + slots > this.options.workers || (!alone && this.aloneWaiting > 0)) {
+        if (signal?.aborted) throw new AnalysisNotStarted('given up while waiting for an analysis worker');
+        await new Promise<void>((resolve) => {
+          this.waiting.push(resolve);
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+      }
+      if (signal?.aborted) throw new AnalysisNotStarted('given up while waiting for an analysis worker');
     } finally {
       if (alone) this.aloneWaiting--;
     }
